@@ -1,0 +1,24 @@
+"""tvbo: a reproducible laboratory for time-varying Bayesian optimisation on a virtual clock.
+
+Public API::
+
+    tvbo.simulate(benchmark, algorithm, seed=..., compute=..., speed=..., horizon=...)
+    tvbo.benchmarks.make(name, **options), tvbo.benchmarks.names()
+    tvbo.algorithms.make(name, **options), tvbo.algorithms.names()
+
+``simulate`` is imported lazily so that ``tvbo --help`` and ``import tvbo`` stay fast.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "simulate"]
+
+
+def __getattr__(name: str):
+    if name == "simulate":
+        from tvbo.api import simulate
+
+        return simulate
+    raise AttributeError(f"module 'tvbo' has no attribute {name!r}")

@@ -1,0 +1,35 @@
+"""Gaussian-process core: separable kernels, exact GP with O(n^2) updates, hyperparameter fits."""
+
+from tvbo.gp.exact import ExactGP, JitterError, Prediction
+from tvbo.gp.fit import (
+    FitResult,
+    LMLObjective,
+    fit_hyperparameters,
+    log_marginal_likelihood_and_grad,
+    parameter_names,
+)
+from tvbo.gp.kernels import (
+    CORRELATIONS,
+    Correlation,
+    HyperparameterBounds,
+    Hyperparameters,
+    SeparableKernel,
+    correlation,
+)
+
+__all__ = [
+    "CORRELATIONS",
+    "Correlation",
+    "ExactGP",
+    "FitResult",
+    "HyperparameterBounds",
+    "Hyperparameters",
+    "JitterError",
+    "LMLObjective",
+    "Prediction",
+    "SeparableKernel",
+    "correlation",
+    "fit_hyperparameters",
+    "log_marginal_likelihood_and_grad",
+    "parameter_names",
+]

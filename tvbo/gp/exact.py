@@ -1,0 +1,462 @@
+"""Exact GP regression with an incrementally maintained Cholesky factor.
+
+Time-varying BO changes the dataset by one observation at a time (append a query, delete a stale
+observation), so the factor ``L L^T = Delta = K + (noise + jitter) I`` is updated in O(n^2)
+instead of refactorised in O(n^3): append solves for the new row, remove applies a rank-one update
+to the trailing block. A full factorisation happens only in :meth:`ExactGP.set_data` and
+:meth:`ExactGP.set_hyperparameters` (Delta depends on X, T and the hyperparameters only), or as a
+recorded fallback when an appended point makes Delta numerically singular.
+
+Outputs are standardised over the *current* data (``(y - mean) / std``), so every append/remove
+changes the standardised targets; that only needs ``alpha = Delta^{-1} y_std`` again (O(n^2)).
+Hyperparameters are in standardised units; predictions come back in original units.
+
+Every routine reports its work to a :class:`~tvbo.sim.work.WorkCounter` with the textbook counts
+of ``tvbo/sim/work.py``, as deterministic functions of the sizes involved; the ``counted`` compute
+model turns those counts into virtual seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_solve
+from scipy.linalg.lapack import dpotrf, dpotri, dtrtrs
+
+from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.sim.work import WorkCounter
+
+#: First jitter, relative to ``signal_var + noise_var``; multiplied by 10 at each escalation.
+JITTER_START = 1e-10
+#: Largest jitter tried, relative to ``signal_var + noise_var``; beyond it factorisation fails.
+JITTER_CAP = 1e-2
+#: A pivot ``L_ii^2`` below this (relative to ``signal_var + noise_var``) counts as a failed
+#: factorisation even if LAPACK accepted it: such a factor is dominated by rounding error.
+#: It sits two decades below :data:`JITTER_START` so the first jitter always suffices for it.
+PIVOT_RTOL = 1e-12
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+# -- textbook flop counts (tvbo/sim/work.py) ----------------------------------------------------
+def flops_cholesky(n: int) -> float:
+    return n**3 / 3.0
+
+
+def flops_trisolve(n: int, nrhs: int = 1) -> float:
+    return float(n * n * nrhs)
+
+
+def flops_matmul(a: int, b: int, c: int) -> float:
+    return 2.0 * a * b * c
+
+
+def flops_rank_one(n: int) -> float:
+    return 2.0 * n * n
+
+
+def flops_inverse(n: int) -> float:
+    return float(n**3)
+
+
+class JitterError(np.linalg.LinAlgError):
+    """Factorisation failed even at the capped jitter; ``escalations`` were tried first."""
+
+    def __init__(self, message: str, escalations: int) -> None:
+        super().__init__(message)
+        self.escalations = escalations
+
+
+def cholesky_with_jitter(
+    A: np.ndarray, scale: float, work: WorkCounter, *, start_jitter: float = 0.0
+) -> tuple[np.ndarray, float, int]:
+    """Lower Cholesky factor of ``A + jitter I`` with the smallest jitter that succeeds.
+
+    Starts at ``start_jitter`` (0 for a fresh factorisation); on failure the jitter becomes
+    ``JITTER_START * scale`` and is multiplied by 10 until the factorisation succeeds. Returns
+    ``(L, jitter, escalations)``; raises :class:`JitterError` (a ``LinAlgError``) once the jitter
+    would exceed ``JITTER_CAP * scale``. Every attempt is charged ``n^3/3`` flops.
+    """
+    n = A.shape[0]
+    jitter = float(start_jitter)
+    if not (math.isfinite(jitter) and jitter >= 0.0):
+        raise ValueError(f"start_jitter must be a finite number >= 0, got {start_jitter!r}")
+    escalations = 0
+    cap = JITTER_CAP * scale * (1.0 + 1e-9)
+    while True:
+        M = A if jitter == 0.0 else A + jitter * np.eye(n)
+        L, info = dpotrf(M, lower=1, clean=1, overwrite_a=0)
+        work.flops(flops_cholesky(n))
+        if info == 0 and (n == 0 or float(np.min(np.diag(L))) ** 2 > PIVOT_RTOL * scale):
+            return L, jitter, escalations
+        jitter = JITTER_START * scale if jitter == 0.0 else jitter * 10.0
+        if jitter > cap:
+            raise JitterError(
+                f"Cholesky factorisation of a {n}x{n} covariance failed even with jitter "
+                f"{jitter / 10.0:.3g} (= {JITTER_CAP:g} x (signal_var + noise_var)); "
+                "the hyperparameters or the data (duplicates with zero noise?) are degenerate",
+                escalations,
+            )
+        escalations += 1
+
+
+def cholesky_rank_one_update(L: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Lower factor of ``L L^T + v v^T`` (``L`` is modified in place and returned).
+
+    The classic Givens-style column sweep: 2 m^2 flops. It loops over the m columns with
+    vectorised column operations; a loop-free product form was measured to be slower beyond
+    m ~ 250 because ``np.cumsum`` over matrices is not vectorised.
+    """
+    v = np.array(v, dtype=float)
+    m = v.shape[0]
+    for k in range(m):
+        lkk = L[k, k]
+        r = math.hypot(lkk, v[k])
+        c = r / lkk
+        s = v[k] / lkk
+        L[k, k] = r
+        if k + 1 < m:
+            col = L[k + 1 :, k]
+            col += s * v[k + 1 :]
+            col /= c
+            tail = v[k + 1 :]
+            tail *= c
+            tail -= s * col
+    return L
+
+
+@dataclass
+class Prediction:
+    """Posterior at m points, in original (un-standardised) output units."""
+
+    mean: np.ndarray  # (m,)
+    var: np.ndarray  # (m,) latent f variance, plus noise if requested
+    dmean: np.ndarray | None = None  # (m, d) d mean / d x
+    dvar: np.ndarray | None = None  # (m, d) d var / d x
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class ExactGP:
+    """Exact GP posterior for a :class:`SeparableKernel`, with O(n^2) append and remove.
+
+    ``jitter_events`` counts every jitter escalation of any factorisation done for this GP
+    (including the trial factorisations of :func:`tvbo.gp.fit.fit_hyperparameters`); ``jitter``
+    is the jitter in force on the diagonal of the current factor (0 normally; reset to 0 when the
+    matrix is refactorised from scratch by ``set_data``/``set_hyperparameters``).
+    """
+
+    def __init__(
+        self,
+        kernel: SeparableKernel,
+        hyperparameters: Hyperparameters,
+        *,
+        standardize: bool = True,
+        work: WorkCounter | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self._check_hp(hyperparameters)
+        self._hp = hyperparameters
+        self.standardize = bool(standardize)
+        self.work: WorkCounter = work if work is not None else WorkCounter()
+        self.jitter_events: int = 0
+        self.jitter: float = 0.0
+        self.d: int | None = None
+        self._X = np.empty((0, 0))
+        self._T = np.empty(0)
+        self._y = np.empty(0)
+        self._L = np.empty((0, 0), order="F")
+        self._alpha = np.empty(0)
+        self._ys = np.empty(0)
+        self.y_mean: float = 0.0
+        self.y_std: float = 1.0
+
+    # -- read-only state ---------------------------------------------------------------------
+    @property
+    def hyperparameters(self) -> Hyperparameters:
+        return self._hp
+
+    @property
+    def n(self) -> int:
+        return int(self._y.shape[0])
+
+    @property
+    def X(self) -> np.ndarray:
+        return _readonly(self._X)
+
+    @property
+    def T(self) -> np.ndarray:
+        return _readonly(self._T)
+
+    @property
+    def y(self) -> np.ndarray:
+        return _readonly(self._y)
+
+    @property
+    def y_standardized(self) -> np.ndarray:
+        """``(y - y_mean) / y_std``: the targets the hyperparameters and alpha refer to."""
+        return _readonly(self._ys)
+
+    @property
+    def cholesky(self) -> np.ndarray:
+        """Lower factor L with ``L L^T = K + (noise_var + jitter) I`` (standardised units)."""
+        return _readonly(self._L)
+
+    # -- validation ------------------------------------------------------------------------
+    def _check_hp(self, hp: Hyperparameters) -> None:
+        if not isinstance(hp, Hyperparameters):
+            raise TypeError(f"hyperparameters must be a Hyperparameters, got {type(hp).__name__}")
+        if self.kernel.has_time and hp.lengthscale_time is None:
+            raise ValueError("spatio-temporal kernel needs lengthscale_time, got None")
+
+    def _points(self, X: np.ndarray, name: str, *, any_d: bool = False) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array (n, d), got shape {X.shape}")
+        if not any_d and self.d is not None and X.shape[1] != self.d:
+            raise ValueError(f"{name} has {X.shape[1]} columns, but the GP has d = {self.d}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"{name} contains non-finite values")
+        return X
+
+    def _times(self, T: np.ndarray | float | None, m: int, name: str) -> np.ndarray:
+        if not self.kernel.has_time:
+            return np.zeros(m)
+        if T is None:
+            raise ValueError(f"{name} is required by the spatio-temporal kernel, got None")
+        T = np.asarray(T, dtype=float)
+        T = np.full(m, float(T)) if T.ndim == 0 else T.reshape(-1)
+        if T.shape[0] != m:
+            raise ValueError(f"{name} must be a scalar or have {m} entries, got {T.shape[0]}")
+        if not np.all(np.isfinite(T)):
+            raise ValueError(f"{name} contains non-finite values")
+        return T.astype(float, copy=True)
+
+    # -- internal numerics ----------------------------------------------------------------
+    @property
+    def _scale(self) -> float:
+        return self._hp.signal_var + self._hp.noise_var
+
+    def _restandardize(self) -> None:
+        """Recompute mean/std of the current y and ``alpha`` (2 n^2 flops)."""
+        y = self._y
+        if self.standardize and y.size > 0:
+            self.y_mean = float(np.mean(y))
+            std = float(np.std(y))
+            self.y_std = std if std >= 1e-12 else 1.0
+        else:
+            self.y_mean, self.y_std = 0.0, 1.0
+        self._ys = (y - self.y_mean) / self.y_std
+        n = self.n
+        if n:
+            self._alpha = cho_solve((self._L, True), self._ys, check_finite=False)
+        else:
+            self._alpha = np.empty(0)
+        self.work.flops(2 * flops_trisolve(n))
+
+    def _refactorize(
+        self,
+        X: np.ndarray,
+        T: np.ndarray,
+        y: np.ndarray,
+        hp: Hyperparameters,
+        start_jitter: float = 0.0,
+    ) -> None:
+        """Full O(n^3) factorisation of the candidate state, committed only on success.
+
+        On a :class:`JitterError` the GP keeps its previous data, hyperparameters and factor (the
+        escalations tried are still counted) and the error propagates.
+        """
+        n = y.shape[0]
+        K = self.kernel.matrix(X, T, X, T, hp)
+        self.work.kernel(n * n)
+        K[np.diag_indices(n)] += hp.noise_var
+        try:
+            L, jitter, events = cholesky_with_jitter(
+                K, hp.signal_var + hp.noise_var, self.work, start_jitter=start_jitter
+            )
+        except JitterError as err:
+            self.jitter_events += err.escalations
+            raise
+        self.jitter_events += events
+        self.jitter = jitter
+        self._X, self._T, self._y, self._hp = X, T, y, hp
+        self.d = int(X.shape[1])
+        self._L = np.asfortranarray(L)
+        self._restandardize()
+
+    # -- data updates ---------------------------------------------------------------------
+    def set_data(self, X: np.ndarray, T: np.ndarray | None, y: np.ndarray) -> None:
+        """Replace the dataset and factorise from scratch (O(n^3))."""
+        X = self._points(X, "X", any_d=True).copy()  # a new dataset may change d
+        y = np.asarray(y, dtype=float).reshape(-1)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains non-finite values")
+        T = self._times(T, X.shape[0], "T")
+        self.work.call()
+        self._refactorize(X, T, y.copy(), self._hp)
+
+    def set_hyperparameters(self, hp: Hyperparameters) -> None:
+        """Switch hyperparameters; Delta changes, so refactorise (O(n^3), jitter reset to 0)."""
+        self._check_hp(hp)
+        self.work.call()
+        self._refactorize(self._X, self._T, self._y, hp)
+
+    def append(self, x: np.ndarray, t: float | None, y: float) -> None:
+        """Add one observation with an O(n^2) Cholesky row update.
+
+        The new row is ``l = L^{-1} k`` and the new pivot ``k(z,z) + noise + jitter - l.l``. If
+        that pivot is numerically non-positive, fall back to a full refactorisation with jitter
+        escalation (recorded in ``jitter_events``).
+        """
+        x = self._points(np.asarray(x, dtype=float).reshape(1, -1), "x", any_d=self.d is None)
+        tt = self._times(t, 1, "t")
+        y = float(y)
+        if not math.isfinite(y):
+            raise ValueError(f"y must be finite, got {y!r}")
+        if self.d is None:  # first observation of an empty GP fixes the input dimension
+            self.d = int(x.shape[1])
+            self._X = np.empty((0, self.d))
+        self.work.call()
+        n = self.n
+        hp = self._hp
+        k = self.kernel.matrix(self._X, self._T, x, tt, hp)[:, 0]
+        self.work.kernel(n + 1)
+        # k(z, z) = lambda because every correlation is 1 at distance 0
+        diag = hp.signal_var + hp.noise_var + self.jitter
+        if n:
+            row = self._trsolve(k, trans=0)
+            pivot = diag - float(row @ row)
+        else:
+            row, pivot = np.empty(0), diag
+        self.work.flops(flops_trisolve(n) + 2 * n)
+        X = np.vstack([self._X, x])
+        T = np.concatenate([self._T, tt])
+        Y = np.append(self._y, y)
+        if pivot > PIVOT_RTOL * self._scale:
+            L = np.zeros((n + 1, n + 1), order="F")
+            L[:n, :n] = self._L
+            L[n, :n] = row
+            L[n, n] = math.sqrt(pivot)
+            self._X, self._T, self._y, self._L = X, T, Y, L
+            self._restandardize()
+        else:
+            self._refactorize(X, T, Y, hp, start_jitter=self.jitter)
+
+    def remove(self, i: int) -> None:
+        """Delete observation ``i`` (negative indices allowed) in O((n - i)^2).
+
+        With ``L = [[L11, 0, 0], [l21, l22, 0], [L31, l32, L33]]``, deleting row/column i leaves
+        ``[[L11, 0], [L31, L33']]`` where ``L33' L33'^T = L33 L33^T + l32 l32^T``: a rank-one
+        update of the trailing block, which cannot fail (it only adds a PSD term).
+        """
+        n = self.n
+        if not isinstance(i, int | np.integer) or not -n <= i < n:
+            raise IndexError(f"observation index {i!r} out of range for a GP with n = {n}")
+        i = int(i) % n
+        self.work.call()
+        L = self._L
+        v = L[i + 1 :, i].copy()
+        trailing = np.array(L[i + 1 :, i + 1 :], order="F", copy=True)
+        cholesky_rank_one_update(trailing, v)
+        self.work.flops(flops_rank_one(n - i - 1))
+        self.work.steps(n - i - 1)  # the column sweep is a Python loop
+        newL = np.zeros((n - 1, n - 1), order="F")
+        newL[:i, :i] = L[:i, :i]
+        newL[i:, :i] = L[i + 1 :, :i]
+        newL[i:, i:] = trailing
+        self._L = newL
+        self._X = np.delete(self._X, i, axis=0)
+        self._T = np.delete(self._T, i)
+        self._y = np.delete(self._y, i)
+        self._restandardize()
+
+    # -- inference ------------------------------------------------------------------------
+    def _trsolve(self, B: np.ndarray, trans: int) -> np.ndarray:
+        """``L^{-1} B`` (trans=0) or ``L^{-T} B`` (trans=1) via LAPACK dtrtrs (no wrapper cost)."""
+        if self.n == 0:
+            return np.asarray(B, dtype=float)
+        out, info = dtrtrs(self._L, B, lower=1, trans=trans)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dtrtrs failed with info = {info} (n = {self.n})")
+        return out
+
+    def predict(
+        self,
+        X: np.ndarray,
+        t: np.ndarray | float | None,
+        *,
+        grad: bool = False,
+        include_noise: bool = False,
+    ) -> Prediction:
+        """Posterior mean and variance of f at (X, t) in original units; gradients w.r.t. x.
+
+        ``var`` is clipped at 0 (rounding can make it slightly negative at data points).
+        ``dvar = -2 (dk/dx)^T Delta^{-1} k`` because the prior variance is constant in x.
+        """
+        if self.d is None:
+            raise ValueError("the GP has no data yet, so its input dimension d is unknown")
+        X = self._points(X, "X")
+        m, n, d = X.shape[0], self.n, self.d
+        tt = self._times(t, m, "t")
+        hp = self._hp
+        self.work.call()
+        s = self.y_std
+        if grad:
+            Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp)  # (m, n)
+        else:
+            Ks = self.kernel.matrix(X, tt, self._X, self._T, hp)
+        self.work.kernel(m * n)
+        mean_s = Ks @ self._alpha
+        V = self._trsolve(Ks.T, trans=0)  # L^{-1} k, (n, m)
+        var_s = hp.signal_var - np.einsum("ij,ij->j", V, V)
+        self.work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
+        var_s = np.maximum(var_s, 0.0)
+        if include_noise:
+            var_s = var_s + hp.noise_var
+        dmean = dvar = None
+        if grad:
+            # dk_j/dx = G_j (x - x_j): contract with weights w without forming (m, n, d)
+            self.work.kernel(m * n)
+            W = self._trsolve(V, trans=1)  # Delta^{-1} k, (n, m)
+            Ga = G * self._alpha
+            dmean = (X * Ga.sum(axis=1)[:, None] - Ga @ self._X) * s
+            GW = G * W.T
+            dvar = -2.0 * (X * GW.sum(axis=1)[:, None] - GW @ self._X) * (s * s)
+            self.work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
+        return Prediction(
+            mean=mean_s * s + self.y_mean, var=var_s * (s * s), dmean=dmean, dvar=dvar
+        )
+
+    def log_marginal_likelihood(self) -> float:
+        """``log N(y_std | 0, Delta)`` under the current hyperparameters (and jitter)."""
+        n = self.n
+        self.work.call()
+        self.work.flops(4.0 * n)
+        logdet = 2.0 * float(np.sum(np.log(np.diag(self._L)))) if n else 0.0
+        return -0.5 * float(self._ys @ self._alpha) - 0.5 * logdet - 0.5 * n * _LOG_2PI
+
+    def precision_matrix(self) -> np.ndarray:
+        """``Delta^{-1} = (K + (noise + jitter) I)^{-1}`` in standardised units (dpotri, ~n^3)."""
+        n = self.n
+        self.work.call()
+        self.work.flops(flops_inverse(n))
+        if n == 0:
+            return np.empty((0, 0))
+        inv, info = dpotri(self._L, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dpotri failed with info = {info} for n = {n}")
+        lower = np.tril(inv)
+        return lower + np.tril(inv, -1).T
+
+    def alpha(self) -> np.ndarray:
+        """``Delta^{-1} y_std`` (a copy), the weights of the posterior mean."""
+        return self._alpha.copy()

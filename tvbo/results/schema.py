@@ -1,0 +1,65 @@
+"""The layout of a run's result Dataset: one place that names every dimension and variable.
+
+A run file is an :class:`xarray.Dataset` with
+
+* run keys as length-1 dimension coordinates (:data:`RUN_KEYS`), so that
+  ``xarray.combine_by_coords`` merges runs into a campaign;
+* dimension ``iteration`` (one entry per query, warm-up included), ``dim`` (spatial coordinate
+  index) and ``time`` (a regular grid over [0, H] for time-integrated quantities);
+* the variables of :data:`ITERATION_VARIABLES` and :data:`TIME_VARIABLES` (plus per-phase compute
+  times ``compute_<phase>`` and algorithm state ``state_<name>``, see below);
+* attributes :data:`REQUIRED_ATTRIBUTES`.
+
+Algorithm state (hyperparameters, n*, resets, ...) is stored as ``state_<name>`` along
+``iteration``; per-phase compute time as ``compute_<phase>`` along ``iteration``.
+"""
+
+from __future__ import annotations
+
+RUN_KEYS: tuple[str, ...] = ("benchmark", "algorithm", "seed", "speed")
+
+#: name -> (dims, units, long name)
+ITERATION_VARIABLES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "t_decide": (("iteration",), "s", "virtual time at which the algorithm read the clock"),
+    "t_query": (("iteration",), "s", "time at which the acquisition was optimised"),
+    "t_sample": (("iteration",), "s", "virtual time at which the objective was sampled"),
+    "t_available": (("iteration",), "s", "virtual time at which the observation was available"),
+    "t_ingested": (("iteration",), "s", "virtual time at which the algorithm finished ingesting"),
+    "response_time": (("iteration",), "s", "t_decide of the next iteration minus this one's"),
+    "x": (("iteration", "dim"), "1", "query in the normalised spatial domain [0,1]^d"),
+    "y": (("iteration",), "1", "noisy observation"),
+    "f": (("iteration",), "1", "noiseless objective at the query and its sample time"),
+    "f_star": (("iteration",), "1", "maximum of the objective at the sample time"),
+    "regret": (("iteration",), "1", "query regret f_star - f (noiseless)"),
+    "is_warmup": (("iteration",), "1", "1 for the random warm-up queries, else 0"),
+    "dataset_size": (("iteration",), "1", "observations held by the algorithm after ingesting"),
+    "compute_total": (("iteration",), "s", "virtual compute time charged in this iteration"),
+}
+
+TIME_VARIABLES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "f_star_grid": (("time",), "1", "maximum of the objective on the time grid"),
+    "f_held": (("time",), "1", "objective at the configuration in force (last sampled query)"),
+    "regret_held": (("time",), "1", "f_star_grid - f_held: regret of the configuration in force"),
+    "dataset_size_held": (("time",), "1", "dataset size in force on the time grid"),
+}
+
+#: global attributes of every run file
+REQUIRED_ATTRIBUTES: tuple[str, ...] = (
+    "tvbo_version",
+    "config_json",  # the full run configuration, JSON
+    "compute_model",  # counted | measured | polynomial
+    "compute_model_json",  # parameters of the compute model (profile, coefficients)
+    "versions_json",  # versions of python, numpy, scipy, simpy, xarray
+    "horizon",
+    "warmup",
+    "cost",
+    "noise_var",
+    "dimension",
+    "average_regret",  # mean query regret over post-warm-up queries (the papers' metric)
+    "time_integrated_regret",  # (1/H) integral of regret_held over [0, H]
+    "n_iterations",
+    "jitter_events",  # number of jitter escalations in the GP (never silent)
+)
+
+COMPUTE_PREFIX = "compute_"
+STATE_PREFIX = "state_"

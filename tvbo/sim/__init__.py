@@ -1,0 +1,1 @@
+"""The virtual-clock simulator: engine, compute models, hardware profiles, work accounting."""

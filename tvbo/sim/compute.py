@@ -1,0 +1,145 @@
+"""Compute-time models: how many virtual seconds an algorithm's computation costs.
+
+The engine asks a model for the duration of every phase of every iteration. Three models:
+
+``counted`` (default)
+    deterministic: the phase's *work counts* (see :mod:`tvbo.sim.work`) times the coefficients of
+    a hardware profile. The same seed gives bit-identical runs on any machine.
+``measured``
+    the CPU (thread) time the phase really took on this machine. Realistic, not reproducible.
+``polynomial``
+    the response time is given explicitly as ``R(n) = c + a0 + a1 n + a2 n^2 + ...``: each
+    post-warm-up ``propose`` is charged ``sum_i a_i n^i`` seconds for dataset size ``n`` and every
+    other phase is free. This is the model the regret analysis (and BOLT's ICML version) assumes.
+
+Every model divides by ``speed``, the hardware speed factor of what-if studies: ``speed = 10``
+is hardware ten times faster.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+
+from tvbo.sim.profiles import HardwareProfile, load_profile
+
+COMPUTE_MODELS: tuple[str, ...] = ("counted", "measured", "polynomial")
+
+
+class ComputeModel(ABC):
+    """Converts one phase of computation into virtual seconds."""
+
+    name: str
+
+    def __init__(self, speed: float = 1.0) -> None:
+        if not speed > 0:
+            raise ValueError(f"speed must be > 0, got {speed!r}")
+        self.speed = float(speed)
+
+    @abstractmethod
+    def phase_seconds(
+        self,
+        phase: str,
+        counts: Mapping[str, float],
+        cpu_seconds: float,
+        dataset_size: int,
+        *,
+        call: str,
+        warmup: bool,
+    ) -> float:
+        """Virtual seconds charged for ``phase`` (before the speed factor is applied).
+
+        ``call`` is the engine call the phase ran in (``"propose"`` or ``"ingest"``).
+        """
+
+    def seconds(self, phase: str, counts: Mapping[str, float], cpu_seconds: float,
+                dataset_size: int, *, call: str, warmup: bool) -> float:
+        """Virtual seconds charged for a phase, hardware speed factor included."""
+        raw = self.phase_seconds(phase, counts, cpu_seconds, dataset_size, call=call,
+                                 warmup=warmup)
+        return max(0.0, raw) / self.speed
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """Parameters recorded in every result file."""
+
+
+class CountedModel(ComputeModel):
+    """Work counts times hardware-profile coefficients: deterministic virtual time."""
+
+    name = "counted"
+
+    def __init__(self, profile: HardwareProfile, speed: float = 1.0) -> None:
+        super().__init__(speed)
+        self.profile = profile
+
+    def phase_seconds(self, phase, counts, cpu_seconds, dataset_size, *, call, warmup):
+        return self.profile.seconds(counts)
+
+    def describe(self) -> dict:
+        return {"model": self.name, "speed": self.speed, "profile": self.profile.to_dict()}
+
+
+class MeasuredModel(ComputeModel):
+    """The thread CPU time of each phase on this machine."""
+
+    name = "measured"
+
+    def phase_seconds(self, phase, counts, cpu_seconds, dataset_size, *, call, warmup):
+        return cpu_seconds
+
+    def describe(self) -> dict:
+        return {"model": self.name, "speed": self.speed, "clock": "time.thread_time"}
+
+
+class PolynomialModel(ComputeModel):
+    """An explicit response-time polynomial in the dataset size, charged on ``propose``."""
+
+    name = "polynomial"
+
+    def __init__(self, coefficients: Sequence[float], speed: float = 1.0) -> None:
+        super().__init__(speed)
+        coefficients = [float(a) for a in coefficients]
+        if not coefficients:
+            raise ValueError("polynomial compute model needs at least one coefficient")
+        if any(a < 0 for a in coefficients):
+            raise ValueError(
+                f"polynomial coefficients must be >= 0 (R(n) must be non-decreasing), "
+                f"got {coefficients}"
+            )
+        self.coefficients = coefficients
+
+    def response_compute(self, n: int) -> float:
+        """Compute part of R(n): ``sum_i a_i n^i`` (the evaluation cost c comes on top)."""
+        return sum(a * float(n) ** i for i, a in enumerate(self.coefficients))
+
+    def phase_seconds(self, phase, counts, cpu_seconds, dataset_size, *, call, warmup):
+        # one charge per post-warm-up iteration, on the propose call's outermost phase
+        if call != "propose" or warmup or phase != "acquisition":
+            return 0.0
+        return self.response_compute(dataset_size)
+
+    def describe(self) -> dict:
+        return {"model": self.name, "speed": self.speed, "coefficients": self.coefficients}
+
+
+def make_compute_model(
+    name: str,
+    *,
+    speed: float = 1.0,
+    profile: str | HardwareProfile | None = None,
+    polynomial: Sequence[float] | None = None,
+) -> ComputeModel:
+    """Build a compute model by name; errors name the problem and list valid choices."""
+    if name == "counted":
+        prof = profile if isinstance(profile, HardwareProfile) else load_profile(profile)
+        return CountedModel(prof, speed)
+    if name == "measured":
+        return MeasuredModel(speed)
+    if name == "polynomial":
+        if polynomial is None:
+            raise ValueError(
+                "compute model 'polynomial' needs coefficients (polynomial=[a0, a1, ...])"
+            )
+        return PolynomialModel(polynomial, speed)
+    raise ValueError(f"unknown compute model {name!r}; valid: {', '.join(COMPUTE_MODELS)}")

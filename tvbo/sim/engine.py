@@ -1,0 +1,205 @@
+"""The SimPy engine: one algorithm optimising one benchmark on a virtual clock.
+
+Time semantics of iteration k (DESIGN.md, "Time semantics"):
+
+1. ``t_decide[k] = env.now``: the algorithm reads the clock.
+2. ``propose`` computes the query; the clock advances by that call's compute time (fit +
+   acquisition, priced by the compute model). With ``lookahead`` the acquisition is optimised
+   at the *predicted* sample time ``t_decide + (last propose duration)`` instead of ``t_decide``.
+3. ``t_sample[k] = env.now``: ``y = f(x, t_sample) + eps``. The evaluation occupies the evaluator
+   for ``c`` seconds; the value is available at ``t_available = t_sample + c``.
+   An algorithm may ask to sample later (``Query(x, at)``, ABO's look-ahead): the engine then
+   idles until ``at``.
+4. ``ingest`` takes the observation, stamped with ``t_sample`` (``stamp="sample"``, default) or
+   with ``t_decide`` (``stamp="decide"``, what the public W-DBO code does); the clock advances by
+   that call's compute time (GP update, dataset cleaning) to ``t_ingested``.
+5. The response time is ``R[k] = t_decide[k+1] - t_decide[k] = t_ingested[k] - t_decide[k]``.
+
+Warm-up: the first ``warmup`` queries are uniform random (no acquisition); their ingestion is
+charged like any other. The run stops at the first clock read at or after the horizon H; a query
+whose sample time would fall after H is discarded (it was never evaluated within the horizon).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
+from tvbo.sim.compute import ComputeModel
+from tvbo.sim.recorder import Recorder
+from tvbo.sim.work import STANDARD_PHASES, WorkCounter
+
+STAMPS: tuple[str, ...] = ("sample", "decide")
+
+#: consecutive zero-duration iterations tolerated before the run is declared stuck
+_MAX_ZERO_ITERATIONS = 1000
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Engine settings that are not part of the benchmark or the algorithm."""
+
+    warmup: int = 15
+    time_grid_step: float = 1.0
+    stamp: str = "sample"
+    lookahead: bool = False
+    max_iterations: int | None = None
+    evaluators: int = 1
+
+    def __post_init__(self) -> None:
+        if self.warmup < 0:
+            raise ValueError(f"warmup must be >= 0, got {self.warmup}")
+        if not self.time_grid_step > 0:
+            raise ValueError(f"time_grid_step must be > 0, got {self.time_grid_step}")
+        if self.stamp not in STAMPS:
+            raise ValueError(f"unknown stamp {self.stamp!r}; valid: {', '.join(STAMPS)}")
+        if self.max_iterations is not None and self.max_iterations < 1:
+            raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations}")
+        if self.evaluators < 1:
+            raise ValueError(f"evaluators must be >= 1, got {self.evaluators}")
+
+
+def seed_streams(seed: int) -> dict[str, np.random.Generator]:
+    """Independent random streams of one run: a change in one never shifts another."""
+    names = ("warmup", "noise", "algorithm")
+    children = np.random.SeedSequence(int(seed)).spawn(len(names))
+    return {n: np.random.default_rng(c) for n, c in zip(names, children, strict=True)}
+
+
+class Engine:
+    """Runs one (benchmark, algorithm, seed) on the virtual clock and records everything."""
+
+    def __init__(
+        self,
+        benchmark,
+        algorithm: Algorithm,
+        compute: ComputeModel,
+        *,
+        seed: int = 0,
+        options: EngineOptions | None = None,
+        progress: Callable[[float, float, int], None] | None = None,
+    ) -> None:
+        self.benchmark = benchmark
+        self.algorithm = algorithm
+        self.compute = compute
+        self.seed = int(seed)
+        self.options = options or EngineOptions()
+        self.progress = progress
+        self.horizon = float(benchmark.horizon)
+        self.streams = seed_streams(self.seed)
+        self.work = WorkCounter()
+        self.recorder = Recorder(benchmark.d)
+        self.env = simpy.Environment()
+        self.evaluator = simpy.Resource(self.env, capacity=self.options.evaluators)
+        candidates = getattr(benchmark, "candidates", None)
+        self.problem = ProblemInfo(
+            d=benchmark.d,
+            candidates=None if candidates is None else np.asarray(candidates, float),
+            temporal_kernel=getattr(benchmark, "temporal_kernel", "matern32"),
+        )
+
+    # -- pricing --------------------------------------------------------------------------------
+    def _charge(self, call: str, outer_phase: str, warmup: bool) -> dict[str, float]:
+        """Virtual seconds per phase for the work recorded since the last ``work.clear()``."""
+        counts = self.work.counts()
+        cpu = self.work.cpu_seconds()
+        n = self.algorithm.dataset_size()
+        phases = set(counts) | set(cpu) | {outer_phase}
+        return {
+            p: self.compute.seconds(p, counts.get(p, {}), cpu.get(p, 0.0), n,
+                                    call=call, warmup=warmup)
+            for p in sorted(phases)
+        }
+
+    # -- the process ----------------------------------------------------------------------------
+    def _warmup_query(self) -> np.ndarray:
+        rng = self.streams["warmup"]
+        if self.problem.candidates is not None:
+            return self.problem.candidates[rng.integers(len(self.problem.candidates))].copy()
+        return rng.uniform(0.0, 1.0, size=self.benchmark.d)
+
+    def _process(self):
+        env, algo, opts = self.env, self.algorithm, self.options
+        k = 0
+        last_propose = 0.0
+        zero_streak = 0
+        while env.now < self.horizon:
+            if opts.max_iterations is not None and k >= opts.max_iterations:
+                return
+            warm = k < opts.warmup
+            t_decide = env.now
+            self.work.clear()
+            if warm:
+                x = self._warmup_query()
+                t_query = t_decide
+                propose_charges: dict[str, float] = {}
+            else:
+                t_query = t_decide + (last_propose if opts.lookahead else 0.0)
+                with self.work.phase("acquisition"):
+                    proposal = algo.propose(t_query)
+                wait_until = proposal.at if isinstance(proposal, Query) else None
+                x = np.asarray(getattr(proposal, "x", proposal), float).reshape(self.benchmark.d)
+                propose_charges = self._charge("propose", "acquisition", warm)
+                last_propose = sum(propose_charges.values())
+                yield env.timeout(last_propose)
+                if wait_until is not None and wait_until > env.now:
+                    yield env.timeout(wait_until - env.now)  # past H: discarded below
+            t_sample = env.now
+            if t_sample > self.horizon:
+                return  # computed too late: never evaluated within the horizon
+            if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
+                raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
+            x = np.clip(x, 0.0, 1.0)
+            with self.evaluator.request() as slot:
+                yield slot
+                y = float(self.benchmark.sample(x, t_sample, self.streams["noise"]))
+                yield env.timeout(float(self.benchmark.cost))
+            t_available = env.now
+            self.work.clear()
+            stamp = t_sample if opts.stamp == "sample" else t_decide
+            with self.work.phase("update"):
+                algo.ingest(x, stamp, y, now=t_available, warmup=warm)
+            ingest_charges = self._charge("ingest", "update", warm)
+            yield env.timeout(sum(ingest_charges.values()))
+            t_ingested = env.now
+
+            f = float(self.benchmark(x, t_sample))
+            f_star = float(self.benchmark.refine_f_star(t_sample, x))
+            charges = {p: propose_charges.get(p, 0.0) + ingest_charges.get(p, 0.0)
+                       for p in set(propose_charges) | set(ingest_charges) | set(STANDARD_PHASES)}
+            self.recorder.add(
+                t_decide=t_decide, t_query=t_query, t_sample=t_sample, t_available=t_available,
+                t_ingested=t_ingested, x=x, y=y, f=f, f_star=f_star, is_warmup=warm,
+                dataset_size=algo.dataset_size(), compute=charges, state=algo.state(),
+            )
+            k += 1
+            zero_streak = zero_streak + 1 if t_ingested == t_decide else 0
+            if zero_streak >= _MAX_ZERO_ITERATIONS:
+                raise RuntimeError(
+                    "the virtual clock does not advance: evaluation cost is 0 and the compute "
+                    "model charges nothing, so the horizon can never be reached"
+                )
+            if self.progress is not None:
+                self.progress(env.now, self.horizon, k)
+
+    def run(self) -> Recorder:
+        """Simulate until the horizon; returns the filled recorder."""
+        self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
+                             clock=lambda: self.env.now)
+        process = self.env.process(self._process())
+        self.env.run(until=process)
+        return self.recorder
+
+    def time_grid(self) -> np.ndarray:
+        """Regular grid over [0, H] (H included) for time-integrated quantities."""
+        step = self.options.time_grid_step
+        n = int(math.floor(self.horizon / step + 1e-9))
+        grid = np.arange(n + 1, dtype=float) * step
+        if grid[-1] < self.horizon - 1e-9:
+            grid = np.append(grid, self.horizon)
+        return grid

@@ -1,0 +1,115 @@
+"""Collects every instant and quantity of a run, then lays it out as the run Dataset.
+
+The layout is the one of :mod:`tvbo.results.schema`; this module is its only writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import xarray as xr
+
+from tvbo.results.schema import (
+    COMPUTE_PREFIX,
+    ITERATION_VARIABLES,
+    STATE_PREFIX,
+    TIME_VARIABLES,
+)
+
+_SCALARS = ("t_decide", "t_query", "t_sample", "t_available", "t_ingested", "y", "f", "f_star")
+
+
+class Recorder:
+    """Per-iteration records of one run."""
+
+    def __init__(self, d: int) -> None:
+        self.d = d
+        self.columns: dict[str, list[float]] = {name: [] for name in _SCALARS}
+        self.x: list[np.ndarray] = []
+        self.is_warmup: list[int] = []
+        self.dataset_size: list[int] = []
+        self.compute: list[dict[str, float]] = []
+        self.state: list[dict[str, float]] = []
+
+    def add(self, *, x: np.ndarray, is_warmup: bool, dataset_size: int,
+            compute: Mapping[str, float], state: Mapping[str, float], **scalars: float) -> None:
+        for name in _SCALARS:
+            self.columns[name].append(float(scalars[name]))
+        self.x.append(np.asarray(x, float).copy())
+        self.is_warmup.append(int(is_warmup))
+        self.dataset_size.append(int(dataset_size))
+        self.compute.append({k: float(v) for k, v in compute.items()})
+        self.state.append({k: float(v) for k, v in state.items()})
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    # -- layout ----------------------------------------------------------------------------------
+    def iteration_dataset(self) -> xr.Dataset:
+        """Variables along ``iteration`` (and ``dim``)."""
+        n = len(self)
+        data: dict[str, tuple] = {}
+        for name in _SCALARS:
+            data[name] = (("iteration",), np.asarray(self.columns[name], float))
+        data["x"] = (("iteration", "dim"), np.asarray(self.x, float).reshape(n, self.d))
+        data["is_warmup"] = (("iteration",), np.asarray(self.is_warmup, np.int8))
+        data["dataset_size"] = (("iteration",), np.asarray(self.dataset_size, np.int64))
+        data["regret"] = (("iteration",), data["f_star"][1] - data["f"][1])
+        data["response_time"] = (("iteration",), data["t_ingested"][1] - data["t_decide"][1])
+        phases = sorted({p for c in self.compute for p in c})
+        total = np.zeros(n)
+        for p in phases:
+            values = np.asarray([c.get(p, 0.0) for c in self.compute], float)
+            data[f"{COMPUTE_PREFIX}{p}"] = (("iteration",), values)
+            total += values
+        data["compute_total"] = (("iteration",), total)
+        for key in sorted({k for s in self.state for k in s}):
+            values = np.asarray([s.get(key, np.nan) for s in self.state], float)
+            data[f"{STATE_PREFIX}{key}"] = (("iteration",), values)
+        ds = xr.Dataset(data, coords={"iteration": np.arange(n), "dim": np.arange(self.d)})
+        for name, (_, units, long_name) in ITERATION_VARIABLES.items():
+            ds[name].attrs.update(units=units, long_name=long_name)
+        for name in ds.data_vars:
+            if name.startswith(COMPUTE_PREFIX) and name != "compute_total":
+                ds[name].attrs.update(units="s", long_name=f"virtual compute time of phase "
+                                      f"'{name[len(COMPUTE_PREFIX):]}'")
+            elif name.startswith(STATE_PREFIX):
+                ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
+        return ds
+
+    def time_dataset(self, benchmark, grid: np.ndarray) -> xr.Dataset:
+        """Variables on the time grid: the configuration in force and its regret.
+
+        The configuration in force at time t is the last query sampled at or before t; before
+        the first sample there is none (NaN). Where the configuration in force beats the cached
+        oracle, the oracle is refined from it, so held regret is never spuriously negative.
+        """
+        t_sample = np.asarray(self.columns["t_sample"], float)
+        t_ingested = np.asarray(self.columns["t_ingested"], float)
+        X = np.asarray(self.x, float).reshape(len(self), self.d)
+        f_star = np.asarray(benchmark.f_star(grid), float).reshape(len(grid))
+        held = np.searchsorted(t_sample, grid, side="right") - 1
+        f_held = np.full(len(grid), np.nan)
+        ok = held >= 0
+        if ok.any():
+            f_held[ok] = np.asarray(benchmark(X[held[ok]], grid[ok]), float).reshape(-1)
+            better = ok & (f_held > f_star)
+            for j in np.flatnonzero(better):
+                f_star[j] = benchmark.refine_f_star(grid[j], X[held[j]])
+        size_idx = np.searchsorted(t_ingested, grid, side="right") - 1
+        sizes = np.asarray(self.dataset_size, float)
+        size_held = np.where(size_idx >= 0, sizes[np.maximum(size_idx, 0)] if len(sizes) else 0, 0)
+        ds = xr.Dataset(
+            {
+                "f_star_grid": (("time",), f_star),
+                "f_held": (("time",), f_held),
+                "regret_held": (("time",), f_star - f_held),
+                "dataset_size_held": (("time",), size_held.astype(float)),
+            },
+            coords={"time": grid},
+        )
+        ds["time"].attrs.update(units="s", long_name="virtual time")
+        for name, (_, units, long_name) in TIME_VARIABLES.items():
+            ds[name].attrs.update(units=units, long_name=long_name)
+        return ds

@@ -1,0 +1,124 @@
+"""Work accounting: the bridge between an algorithm's computation and the virtual clock.
+
+Every numerical routine of an algorithm reports the *work* it did to a :class:`WorkCounter`
+(floating-point operations of dense linear algebra, kernel entries evaluated, and top-level
+numerical calls). The ``counted`` compute model turns those counts into seconds with a hardware
+profile, which makes virtual time a deterministic function of the computation itself and so
+bit-identical across machines. The same counter also measures the CPU (thread) time of each
+phase, which the ``measured`` compute model uses instead.
+
+Work kinds (keep this list and :data:`WORK_KINDS` in step; hardware profiles name them):
+
+``flop``
+    floating-point operations of dense linear algebra, counted with the textbook formulas:
+    Cholesky of n x n: n^3/3; triangular solve with an n x n factor and m right-hand sides:
+    n^2 m; matrix product (a x b)(b x c): 2abc; rank-one Cholesky update/downdate of size n:
+    2n^2 ... An approximate but *consistent* count is what matters.
+``kernel``
+    kernel (covariance) entries evaluated, each entry counted once whatever the input dimension.
+``call``
+    top-level numerical calls (one log-marginal-likelihood evaluation, one batched acquisition
+    evaluation, one append/remove): the fixed interpreter overhead of each.
+``step``
+    iterations of Python-level inner loops in hot paths (one column of a rank-one Cholesky
+    update, ...): cheaper than a call, but not free, and invisible in flop counts.
+
+Phases name *what* the algorithm is doing (``fit``, ``acquisition``, ``update``, ``clean``, ...);
+the engine records the compute time of each phase separately.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+WORK_KINDS: tuple[str, ...] = ("flop", "kernel", "call", "step")
+
+#: Phases every run file records (zero when an algorithm does not use them). Algorithms may
+#: add their own phase names; those are recorded too.
+STANDARD_PHASES: tuple[str, ...] = ("acquisition", "fit", "update", "clean")
+
+
+class WorkCounter:
+    """Accumulates work counts and CPU time per phase.
+
+    Use ``with counter.phase("fit"): ...`` around a block of computation; inside it, numerical
+    routines call :meth:`add`. Work added outside any phase goes to ``default_phase``.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self._cpu: dict[str, float] = defaultdict(float)
+        self._stack: list[str] = []
+        #: phase of work reported outside any ``phase`` block
+        self.default_phase = "update"
+
+    # -- reporting work ---------------------------------------------------------------------
+    def add(self, kind: str, amount: float) -> None:
+        """Report ``amount`` units of work of ``kind`` in the current phase."""
+        if kind not in WORK_KINDS:
+            raise ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
+        self._counts[self.current_phase][kind] += float(amount)
+
+    def flops(self, amount: float) -> None:
+        self.add("flop", amount)
+
+    def kernel(self, entries: float) -> None:
+        self.add("kernel", entries)
+
+    def call(self, n: float = 1.0) -> None:
+        self.add("call", n)
+
+    def steps(self, n: float) -> None:
+        self.add("step", n)
+
+    # -- phases ----------------------------------------------------------------------------
+    @property
+    def current_phase(self) -> str:
+        return self._stack[-1] if self._stack else self.default_phase
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Attribute the work and the CPU time of the enclosed block to phase ``name``.
+
+        Phases nest: CPU time spent in an inner phase is attributed to the inner phase only,
+        so the engine can wrap a whole ``propose`` call in ``phase("acquisition")`` while the
+        algorithm marks its hyperparameter fit inside it with ``phase("fit")``.
+        """
+        outer = self._stack[-1] if self._stack else None
+        self._stack.append(name)
+        start = time.thread_time()
+        try:
+            yield
+        finally:
+            elapsed = time.thread_time() - start
+            self._stack.pop()
+            self._cpu[name] += elapsed
+            if outer is not None:
+                self._cpu[outer] -= elapsed
+
+    # -- reading ---------------------------------------------------------------------------
+    def counts(self) -> dict[str, dict[str, float]]:
+        """Work per phase: ``{phase: {kind: amount}}`` (a copy)."""
+        return {p: dict(k) for p, k in self._counts.items()}
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """Thread CPU time per phase, in seconds (a copy)."""
+        return {p: max(0.0, s) for p, s in self._cpu.items()}
+
+    def phases(self) -> list[str]:
+        return sorted(set(self._counts) | set(self._cpu))
+
+    def clear(self) -> None:
+        self._counts.clear()
+        self._cpu.clear()
+
+
+class NullWorkCounter(WorkCounter):
+    """A counter that ignores everything, for code used outside a simulation."""
+
+    def add(self, kind: str, amount: float) -> None:  # noqa: D102 - same contract
+        if kind not in WORK_KINDS:
+            raise ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
