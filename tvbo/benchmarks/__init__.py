@@ -1,0 +1,141 @@
+"""Benchmarks: time-varying objectives to maximise, with noise, cost, horizon and an f* oracle.
+
+``make(name, **opts)`` builds a registered benchmark; ``names()`` lists them; ``register`` lets
+other modules (real-data, WLAN) plug theirs in. Names are lowercase (``shekel``, ``hartmann3``,
+``ackley``, ``griewank``, ``eggholder``, ``schwefel``, ``hartmann6``, ``powell``). ``make`` also
+accepts spellings that differ only in case, spaces, ``-``, ``_`` and parentheses ("Hartmann-3",
+"hartmann_6"), and the papers' table labels "Shekel (4)", "Ackley (4)", "Griewank (6)",
+"Eggholder (2)", "Schwefel (4)", "Powell (4)" (the number is d + 1).
+
+Options of the synthetic benchmarks:
+
+``horizon``          float | None, H in seconds (None: the cost table's horizon, 600 s)
+``cost_table``       "metronome" ([B] Table 3, default) or "icml" ([A] Table 2)
+``cost``             float | None, seconds per evaluation (>= 0; None: from the table)
+``noise_var``        float | None, observation noise variance (>= 0; None: from the table)
+``oracle_grid_step`` float, time step (s) of the cached f* grid (default 1.0)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from tvbo.benchmarks.base import Benchmark
+from tvbo.benchmarks.synthetic import SYNTHETIC, SyntheticBenchmark
+from tvbo.benchmarks.tables import (
+    COST_TABLES,
+    DEFAULT_COST_TABLE,
+    PAPER_LABELS,
+    resolve_parameters,
+    table_entry,
+)
+
+__all__ = [
+    "COST_TABLES",
+    "DEFAULT_COST_TABLE",
+    "PAPER_LABELS",
+    "Benchmark",
+    "SyntheticBenchmark",
+    "make",
+    "names",
+    "normalise_name",
+    "register",
+    "table_entry",
+]
+
+Factory = Callable[..., Benchmark]
+
+_REGISTRY: dict[str, Factory] = {}
+
+#: paper labels "Name (d+1)" whose digit is not part of the registry name
+_ALIASES: dict[str, str] = {
+    "shekel4": "shekel",
+    "shekel10": "shekel",
+    "ackley4": "ackley",
+    "griewank6": "griewank",
+    "eggholder2": "eggholder",
+    "schwefel4": "schwefel",
+    "powell4": "powell",
+}
+
+SYNTHETIC_OPTIONS: tuple[str, ...] = (
+    "horizon",
+    "cost_table",
+    "cost",
+    "noise_var",
+    "oracle_grid_step",
+)
+
+
+def normalise_name(name: str) -> str:
+    """Canonical registry key: lowercase without spaces, '-', '_' and parentheses."""
+    if not isinstance(name, str):
+        raise TypeError(f"benchmark name must be a string, got {name!r}")
+    key = re.sub(r"[\s\-_()]", "", name.lower())
+    return _ALIASES.get(key, key)
+
+
+def names() -> list[str]:
+    """Sorted registered benchmark names."""
+    return sorted(_REGISTRY)
+
+
+def register(name: str, factory: Factory, *, replace: bool = False) -> None:
+    """Register ``factory(**opts) -> Benchmark`` under ``name`` (normalised, see module doc)."""
+    key = normalise_name(name)
+    if not key:
+        raise ValueError(f"benchmark name {name!r} is empty after normalisation")
+    if not callable(factory):
+        raise TypeError(f"factory for {name!r} must be callable, got {factory!r}")
+    if key in _REGISTRY and not replace:
+        raise ValueError(f"benchmark {key!r} is already registered (pass replace=True)")
+    _REGISTRY[key] = factory
+
+
+def make(name: str, **opts: Any) -> Benchmark:
+    """Build benchmark ``name`` with options ``opts`` (see the module docstring)."""
+    key = normalise_name(name)
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(names())}")
+    return _REGISTRY[key](**opts)
+
+
+def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
+    def build(**opts: Any) -> Benchmark:
+        unknown = sorted(set(opts) - set(SYNTHETIC_OPTIONS))
+        if unknown:
+            raise TypeError(
+                f"unknown option(s) {', '.join(unknown)} for benchmark {cls.name!r}; "
+                f"valid options: {', '.join(SYNTHETIC_OPTIONS)}"
+            )
+        params = resolve_parameters(
+            cls.name,
+            cost_table=opts.get("cost_table", DEFAULT_COST_TABLE),
+            horizon=opts.get("horizon"),
+            cost=opts.get("cost"),
+            noise_var=opts.get("noise_var"),
+        )
+        return cls(**params, oracle_grid_step=opts.get("oracle_grid_step", 1.0))
+
+    build.__doc__ = f"Build the {cls.name!r} benchmark; options: {', '.join(SYNTHETIC_OPTIONS)}."
+    return build
+
+
+for _name, _cls in SYNTHETIC.items():
+    register(_name, _synthetic_factory(_cls))
+
+# real-world simulators (imported last: they build on the registry's base classes)
+from tvbo.benchmarks.wlan import make_wlan  # noqa: E402
+
+register("wlan", make_wlan)
+
+# real-data benchmarks (Intel lab temperature, EPA ozone): see tvbo.benchmarks.realdata
+from tvbo.benchmarks.ozone import make_ozone, make_ozone_sensors  # noqa: E402
+from tvbo.benchmarks.temperature import make_temperature, make_temperature_sensors  # noqa: E402
+
+register("temperature", make_temperature)
+register("temperature-sensors", make_temperature_sensors)
+register("ozone", make_ozone)
+register("ozone-sensors", make_ozone_sensors)

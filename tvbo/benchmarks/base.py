@@ -1,0 +1,245 @@
+"""The benchmark interface every TVBO algorithm, engine and analysis codes against.
+
+A benchmark is a time-varying objective ``f(x, t)`` to MAXIMISE over the normalised spatial
+domain ``x in [0, 1]^d`` at virtual times ``t in [0, H]`` seconds, observed with Gaussian noise
+of variance ``noise_var`` and costing ``cost`` seconds per evaluation. It also answers the oracle
+questions regret needs (``f_star``, ``argmax``, ``refine_f_star``) through a cached
+:class:`~tvbo.benchmarks.oracle.TimeGridOracle`.
+
+Subclasses implement :meth:`_evaluate` (batched, unvalidated) and :meth:`raw`; they may add an
+analytic :meth:`_gradient`, an exact :meth:`exact_argmax` where structure allows, and
+:meth:`candidate_starts` (structural starting points for the multistart oracle).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from tvbo.benchmarks.oracle import TimeGridOracle, fd_gradient, multistart, polish, sobol_points
+
+#: tolerance on inputs just outside the domain (float round-off); such inputs are clipped
+_DOMAIN_TOL = 1e-9
+
+
+class Benchmark(ABC):
+    """A time-varying objective to maximise, with noise, cost, horizon and an oracle for f*."""
+
+    name: str = ""
+    d: int = 0
+    temporal_kernel: str = "matern32"
+    is_discrete: bool = False
+    #: True when :meth:`oracle_solve` is exact and ignores warm starts (no re-polishing sweeps)
+    oracle_exact: bool = False
+    #: Sobol raw samples / polished top-k at a scanned grid time and at an off-grid time
+    oracle_raw_samples: int = 1024
+    oracle_top_k: int = 4
+    oracle_offgrid_raw_samples: int = 64
+    oracle_offgrid_top_k: int = 1
+    #: polish :meth:`candidate_starts` at every time, not only at scans: needed when a tracked
+    #: warm start can sit on a stationary point that stopped being a maximum (Griewank's origin
+    #: once c_t < 0); benchmarks whose peaks persist (Shekel, Hartmann) switch it off for speed
+    oracle_candidates_always: bool = True
+
+    def __init__(
+        self,
+        *,
+        horizon: float,
+        noise_var: float,
+        cost: float,
+        table: str | None = None,
+        lengthscale_time: float | None = None,
+        oracle_grid_step: float = 1.0,
+    ) -> None:
+        for option, value, positive in (
+            ("horizon", horizon, True),
+            ("noise_var", noise_var, False),
+            ("cost", cost, False),
+            ("oracle_grid_step", oracle_grid_step, True),
+        ):
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"{option} must be a number, got {value!r}") from None
+            if not np.isfinite(v) or (v <= 0 if positive else v < 0):
+                rule = "> 0" if positive else ">= 0"
+                raise ValueError(f"{option} must be finite and {rule}, got {value!r}")
+        self.horizon = float(horizon)
+        self.noise_var = float(noise_var)
+        self.cost = float(cost)
+        self.table = table
+        self.lengthscale_time = None if lengthscale_time is None else float(lengthscale_time)
+        self.oracle_grid_step = float(oracle_grid_step)
+        self._oracle: TimeGridOracle | None = None
+
+    # -- the objective ----------------------------------------------------------------------
+    @abstractmethod
+    def _evaluate(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """f(x, t) for validated arrays: ``x`` (..., d) in [0,1]^d, ``t`` broadcastable."""
+
+    def _gradient(self, x: np.ndarray, t: np.ndarray) -> np.ndarray | None:
+        """d f / d x, shape of ``x``; None when no analytic gradient exists."""
+        return None
+
+    @abstractmethod
+    def raw(self, z: np.ndarray) -> np.ndarray:
+        """The original function (minimisation form) on its original domain, time last."""
+
+    def _inputs(self, x: Any, t: Any) -> tuple[np.ndarray, np.ndarray]:
+        x = np.asarray(x, float)
+        t = np.asarray(t, float)
+        if x.ndim == 0 or x.shape[-1] != self.d:
+            raise ValueError(
+                f"{self.name}: x must have last dimension d={self.d}, got shape {x.shape}"
+            )
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(t))):
+            raise ValueError(f"{self.name}: x and t must be finite")
+        if x.size and (x.min() < -_DOMAIN_TOL or x.max() > 1 + _DOMAIN_TOL):
+            raise ValueError(
+                f"{self.name}: x must lie in [0, 1]^{self.d}, got values in "
+                f"[{x.min():.6g}, {x.max():.6g}]"
+            )
+        tol = _DOMAIN_TOL * self.horizon
+        if t.size and (t.min() < -tol or t.max() > self.horizon + tol):
+            raise ValueError(
+                f"{self.name}: t must lie in [0, H={self.horizon:g}] s, got values in "
+                f"[{t.min():.6g}, {t.max():.6g}]"
+            )
+        return np.clip(x, 0.0, 1.0), np.clip(t, 0.0, self.horizon)
+
+    def __call__(self, x: Any, t: Any) -> np.ndarray | float:
+        """Noiseless f(x, t) to maximise; vectorised. A float for a single point."""
+        x, t = self._inputs(x, t)
+        out = np.asarray(self._evaluate(x, t), float)
+        return float(out) if out.ndim == 0 else out
+
+    def sample(self, x: Any, t: Any, rng: np.random.Generator) -> np.ndarray | float:
+        """A noisy observation f(x, t) + N(0, noise_var)."""
+        f = np.asarray(self(x, t), float)
+        y = f + np.sqrt(self.noise_var) * rng.standard_normal(f.shape)
+        return float(y) if y.ndim == 0 else y
+
+    # -- oracle -----------------------------------------------------------------------------
+    @property
+    def oracle(self) -> TimeGridOracle:
+        """The (lazily created) cached oracle for f*."""
+        if self._oracle is None:
+            self._oracle = TimeGridOracle(self, self.oracle_grid_step)
+        return self._oracle
+
+    def _check_times(self, t: Any) -> np.ndarray:
+        t = np.asarray(t, float)
+        tol = _DOMAIN_TOL * self.horizon
+        if not np.all(np.isfinite(t)) or (
+            t.size and (t.min() < -tol or t.max() > self.horizon + tol)
+        ):
+            raise ValueError(f"{self.name}: t must lie in [0, H={self.horizon:g}] s, got {t!r}")
+        return np.clip(t, 0.0, self.horizon)
+
+    def f_star(self, t: Any) -> np.ndarray | float:
+        """max_x f(x, t), vectorised over ``t``."""
+        return self.oracle.value(self._check_times(t))
+
+    def argmax(self, t: Any) -> np.ndarray:
+        """argmax_x f(x, t): ``(d,)`` for a scalar ``t``, ``(len(t), d)`` for an array."""
+        return self.oracle.argmax(self._check_times(t))
+
+    def refine_f_star(self, t: float, x: Any) -> float:
+        """max(f*(t), local maximum polished from ``x``); improves the oracle cache.
+
+        The engine calls this with every query, so an algorithm that finds a better optimum
+        than the cached one can never be credited with negative regret.
+        """
+        t = float(self._check_times(t))
+        x, _ = self._inputs(x, t)
+        return self.oracle.refine(t, x.reshape(self.d))
+
+    # hooks the oracle uses (see tvbo.benchmarks.oracle.OracleProblem)
+    def exact_argmax(self, t: float) -> np.ndarray | None:
+        """The exact argmax at ``t`` when the benchmark's structure gives it, else None."""
+        return None
+
+    def candidate_starts(self, t: float) -> np.ndarray:
+        """Structural starting points ``(k, d)`` for the multistart oracle (e.g. known peaks)."""
+        return np.empty((0, self.d))
+
+    def _batch(self, t: float) -> tuple[Any, Any]:
+        tt = np.float64(t)
+
+        def fun(X: np.ndarray) -> np.ndarray:
+            return self._evaluate(X, tt)
+
+        def grad(X: np.ndarray) -> np.ndarray:
+            g = self._gradient(X, tt)
+            return fd_gradient(fun, X) if g is None else g
+
+        return fun, grad
+
+    def oracle_value(self, x: np.ndarray, t: float) -> float:
+        return float(self._evaluate(np.asarray(x, float), np.float64(t)))
+
+    def oracle_solve(self, t: float, warm: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct local maxima ``(X, F)`` at time ``t``, best first (one row when exact).
+
+        ``"scan"`` polishes ``warm`` + :meth:`candidate_starts` + the best of
+        :attr:`oracle_raw_samples` Sobol points; ``"offgrid"`` ``warm`` + the best of a few;
+        ``"track"`` ``warm`` only; the last two add the candidates too when
+        :attr:`oracle_candidates_always`. Exact benchmarks ignore the mode.
+        """
+        x = self.exact_argmax(t)
+        if x is not None:
+            x = np.asarray(x, float)
+            return x[None, :], np.array([self.oracle_value(x, t)])
+        if mode not in ("scan", "track", "offgrid"):
+            raise ValueError(f"unknown oracle mode {mode!r}; valid modes: scan, track, offgrid")
+        fun, grad = self._batch(t)
+        starts = [np.reshape(warm, (-1, self.d))]
+        if mode == "scan" or self.oracle_candidates_always:
+            starts.append(self.candidate_starts(t))
+        raw, top_k = None, 0
+        if mode == "scan":
+            raw, top_k = sobol_points(self.d, self.oracle_raw_samples), self.oracle_top_k
+        elif mode == "offgrid":
+            raw = sobol_points(self.d, self.oracle_offgrid_raw_samples)
+            top_k = self.oracle_offgrid_top_k
+        S = np.vstack(starts)
+        if not len(S) and raw is None:
+            raise ValueError(f"{self.name}: oracle mode {mode!r} needs warm starts at t={t}")
+        return multistart(fun, grad, S, raw, top_k)
+
+    def oracle_polish(self, t: float, starts: np.ndarray) -> tuple[np.ndarray, float]:
+        """Best local maximum polished from ``starts`` at time ``t``."""
+        fun, grad = self._batch(t)
+        X, F = polish(fun, grad, starts)
+        i = int(np.argmax(F))
+        return X[i].copy(), float(F[i])
+
+    # -- metadata ---------------------------------------------------------------------------
+    def domain(self) -> dict[str, Any]:
+        """Original domain of the spatial coordinates and of the time coordinate."""
+        return {"spatial": [[0.0, 1.0]] * self.d, "time": [0.0, self.horizon]}
+
+    def describe(self) -> dict[str, Any]:
+        """Everything a result file needs to identify this benchmark instance."""
+        return {
+            "name": self.name,
+            "d": self.d,
+            "horizon": self.horizon,
+            "noise_var": self.noise_var,
+            "cost": self.cost,
+            "table": self.table,
+            "lengthscale_time": self.lengthscale_time,
+            "temporal_kernel": self.temporal_kernel,
+            "is_discrete": self.is_discrete,
+            "oracle_grid_step": self.oracle_grid_step,
+            "objective": "maximise f(x, t)",
+            "domain": self.domain(),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, d={self.d}, horizon={self.horizon:g}, "
+            f"noise_var={self.noise_var:g}, cost={self.cost:g}, table={self.table!r})"
+        )
