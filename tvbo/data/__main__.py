@@ -1,0 +1,184 @@
+"""Command line of the data pipeline, called by ``workflow/rules/data.smk``.
+
+::
+
+    python -m tvbo.data download --url URL --dest PATH [--sha256 HEX] [--size N]
+                                [--mirror URL|DIR] [--mirror-files MAP] [--timeout S] [--retries N]
+    python -m tvbo.data download --url-template 'https://.../daily_44201_{year}.zip' --year 2006 ...
+    python -m tvbo.data prepare-intel --data data.txt.gz --locs mote_locs.txt --dates 2004-03-06
+                                      --out data/intel/intel_2004-03-06.nc [...]
+    python -m tvbo.data prepare-ozone --inputs daily_44201_2006.zip ... --years 2006 --out F.nc
+
+Snakemake renders a ``None`` config value as the word ``None`` and a dict as its Python repr, so
+every optional argument accepts ``None``/``null`` for "not set", and ``--mirror-files`` accepts a
+JSON object or a Python dict literal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from tvbo.data.download import DownloadError, fetch_source
+from tvbo.data.intel import DEFAULT_TEMPERATURE_RANGE, NORMALISATIONS, prepare_intel_file
+from tvbo.data.ozone import (
+    DEFAULT_CBSA,
+    DEFAULT_EVENT_TYPES,
+    DEFAULT_STANDARDS,
+    POC_RULES,
+    URL_TEMPLATE,
+    ozone_url,
+    prepare_ozone_files,
+)
+
+_NULLS = ("", "None", "none", "null")
+
+
+def _opt_str(value: str) -> str | None:
+    return None if value in _NULLS else value
+
+
+def _opt_int(value: str) -> int | None:
+    return None if value in _NULLS else int(value)
+
+
+def _mapping(value: str) -> dict[str, Any]:
+    """A JSON object or Python dict literal (Snakemake's rendering of a config dict)."""
+    if value in _NULLS:
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError) as exc:
+            raise argparse.ArgumentTypeError(f"not a JSON object or dict: {value!r}") from exc
+    if not isinstance(parsed, dict):
+        raise argparse.ArgumentTypeError(f"expected a mapping, got {value!r}")
+    return parsed
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tvbo.data", description=__doc__.split("::")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    dl = sub.add_parser("download", help="fetch one file (verified, atomic, with a manifest)")
+    src = dl.add_mutually_exclusive_group(required=True)
+    src.add_argument("--url", help="original URL of the file")
+    src.add_argument("--url-template", help=f"URL with '{{year}}', e.g. {URL_TEMPLATE}")
+    dl.add_argument("--year", type=int, help="year for --url-template (checked: EPA has a file)")
+    dl.add_argument("--dest", required=True, help="where the file goes")
+    dl.add_argument("--sha256", type=_opt_str, default=None, help="known sha256 of the original")
+    dl.add_argument("--size", type=_opt_int, default=None, help="known size in bytes")
+    dl.add_argument("--mirror", type=_opt_str, default=None, help="mirror base URL or folder")
+    dl.add_argument(
+        "--mirror-files",
+        type=_mapping,
+        default={},
+        help="per-file overrides {basename: {name, sha256, size}} used with --mirror",
+    )
+    dl.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    dl.add_argument("--retries", type=int, default=3, help="attempts before giving up")
+
+    intel = sub.add_parser("prepare-intel", help="Intel raw lines -> (time, sensor) netCDF")
+    intel.add_argument("--data", required=True, help="data.txt or data.txt.gz")
+    intel.add_argument("--locs", required=True, help="mote_locs.txt")
+    intel.add_argument("--dates", nargs="+", required=True, help="calendar days yyyy-mm-dd")
+    intel.add_argument("--bin-minutes", type=int, default=10)
+    intel.add_argument("--coverage", type=float, default=0.9)
+    intel.add_argument(
+        "--temperature-range", type=float, nargs=2, default=list(DEFAULT_TEMPERATURE_RANGE)
+    )
+    intel.add_argument("--normalise", choices=NORMALISATIONS, default="all")
+    intel.add_argument("--out", required=True, help="output .nc")
+
+    oz = sub.add_parser("prepare-ozone", help="EPA daily files -> (site, day) netCDF")
+    oz.add_argument("--inputs", nargs="+", required=True, help="daily_44201_YYYY.zip files")
+    oz.add_argument("--years", nargs="+", type=int, required=True)
+    oz.add_argument("--cbsa", type=_opt_str, default=DEFAULT_CBSA, help="CBSA Name or None")
+    oz.add_argument("--bbox", nargs="+", default=["None"], help="lon_min lat_min lon_max lat_max")
+    oz.add_argument("--coverage", type=float, default=0.9)
+    oz.add_argument("--max-sites", type=_opt_int, default=None)
+    oz.add_argument("--standards", nargs="+", default=list(DEFAULT_STANDARDS))
+    oz.add_argument("--event-types", nargs="+", default=list(DEFAULT_EVENT_TYPES))
+    oz.add_argument("--poc", choices=POC_RULES, default="min")
+    oz.add_argument("--fill", choices=("true", "false", "True", "False"), default="true")
+    oz.add_argument("--start", type=_opt_str, default=None, help="first day (default: data)")
+    oz.add_argument("--end", type=_opt_str, default=None, help="last day (default: data)")
+    oz.add_argument("--out", required=True, help="output .nc")
+    return parser
+
+
+def _bbox(values: Sequence[str]) -> list[float] | None:
+    if len(values) == 1 and values[0] in _NULLS:
+        return None
+    if len(values) != 4:
+        raise SystemExit(f"--bbox needs 4 numbers (lon_min lat_min lon_max lat_max), got {values}")
+    return [float(v) for v in values]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; errors of the pipeline are printed as one line and exit with status 1."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "download":
+            if args.url_template is not None:
+                if args.year is None:
+                    raise SystemExit("--url-template needs --year")
+                url = ozone_url(args.year, args.url_template)
+            else:
+                if args.year is not None:
+                    ozone_url(args.year)  # a year without an EPA file fails here, clearly
+                url = args.url
+            path = fetch_source(
+                url,
+                args.dest,
+                sha256=args.sha256,
+                size=args.size,
+                mirror=args.mirror,
+                mirror_files=args.mirror_files,
+                timeout=args.timeout,
+                retries=args.retries,
+            )
+            print(f"ok {path}")
+        elif args.command == "prepare-intel":
+            ds = prepare_intel_file(
+                args.data,
+                args.locs,
+                args.out,
+                dates=args.dates,
+                bin_minutes=args.bin_minutes,
+                coverage=args.coverage,
+                temperature_range=tuple(args.temperature_range),
+                normalise=args.normalise,
+            )
+            print(f"ok {args.out}: {dict(ds.sizes)}, dropped {ds.attrs['dropped']}")
+        else:
+            ds = prepare_ozone_files(
+                args.inputs,
+                args.out,
+                years=args.years,
+                cbsa=args.cbsa,
+                bbox=_bbox(args.bbox),
+                coverage=args.coverage,
+                max_sites=args.max_sites,
+                standards=args.standards,
+                event_types=args.event_types,
+                poc=args.poc,
+                fill=args.fill.lower() == "true",
+                start=args.start,
+                end=args.end,
+            )
+            print(f"ok {args.out}: {dict(ds.sizes)}, dropped {ds.attrs['dropped']}")
+    except (DownloadError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

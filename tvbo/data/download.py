@@ -1,0 +1,350 @@
+"""Download real data files reproducibly: retries, atomic writes, checksums, manifests, mirrors.
+
+Why this module exists: the workflow must fetch the original Intel Berkeley and EPA files from their
+public URLs, yet every test and offline run uses a local mirror whose files have different names
+and checksums. :func:`fetch` is the one place where bytes arrive on disk, and it guarantees:
+
+* a file at ``dest`` is always complete and verified: bytes go to ``dest.part`` in the same
+  directory and are moved into place with :func:`os.replace` only after the size, the sha256 and
+  the archive integrity (gzip read to the end, ``zipfile.testzip``) have been checked; on any
+  failure the partial file is removed;
+* a manifest ``dest.manifest.json`` (url, UTC date, bytes, sha256) records where every file came
+  from, which matters for EPA files that are regenerated (their checksums change over time);
+* a second call with a valid file and manifest downloads nothing.
+
+:func:`resolve_source` turns an original URL into the URL actually fetched when a mirror (a base
+URL or a local folder) is configured, applying per-file name/checksum overrides.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ChecksumError",
+    "DownloadError",
+    "IntegrityError",
+    "MirrorError",
+    "Source",
+    "check_archive",
+    "fetch",
+    "fetch_source",
+    "manifest_path",
+    "resolve_source",
+    "sha256_file",
+]
+
+_CHUNK = 1 << 20
+
+
+class DownloadError(RuntimeError):
+    """A file could not be fetched (unreachable URL, HTTP error, missing mirror file)."""
+
+
+class ChecksumError(DownloadError):
+    """The fetched bytes do not match the expected size or sha256."""
+
+
+class IntegrityError(DownloadError):
+    """A fetched .gz or .zip archive is truncated or corrupt."""
+
+
+class MirrorError(DownloadError):
+    """The configured mirror is unusable (folder missing, file missing, bad scheme)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """What to fetch: the URL actually requested and the checks its bytes must pass."""
+
+    url: str
+    sha256: str | None = None
+    size: int | None = None
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks (the Intel file is 34 MB)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def manifest_path(dest: str | os.PathLike[str]) -> Path:
+    """The manifest written beside ``dest``: ``<dest>.manifest.json``."""
+    dest = Path(dest)
+    return dest.with_name(dest.name + ".manifest.json")
+
+
+def check_archive(path: str | os.PathLike[str], name: str | None = None) -> None:
+    """Reject a truncated or corrupt archive, chosen by the suffix of ``name`` (default: path).
+
+    A truncated gzip is only detected at its end (missing end-of-stream marker, CRC), so it is
+    decompressed to the end; a zip is opened (truncation loses the central directory) and every
+    member's CRC is checked with :meth:`zipfile.ZipFile.testzip`. Other suffixes pass unchecked.
+    """
+    path = Path(path)
+    label = name if name is not None else path.name
+    if label.endswith(".gz"):
+        try:
+            with gzip.open(path, "rb") as fh:
+                while fh.read(_CHUNK):
+                    pass
+        except (EOFError, OSError, zlib.error) as exc:
+            raise IntegrityError(
+                f"{label}: corrupt or truncated gzip file ({type(exc).__name__}: {exc})"
+            ) from exc
+    elif label.endswith(".zip"):
+        try:
+            with zipfile.ZipFile(path) as zf:
+                bad = zf.testzip()
+        except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
+            raise IntegrityError(
+                f"{label}: corrupt or truncated zip file ({type(exc).__name__}: {exc})"
+            ) from exc
+        if bad is not None:
+            raise IntegrityError(f"{label}: zip member {bad!r} fails its CRC check")
+
+
+def _verify(path: Path, name: str, sha256: str | None, size: int | None) -> str:
+    """Check size, sha256 and archive integrity of ``path``; return its sha256."""
+    actual_size = path.stat().st_size
+    if size is not None and actual_size != size:
+        raise ChecksumError(f"{name}: expected {size} bytes, got {actual_size} bytes")
+    digest = sha256_file(path)
+    if sha256 is not None and digest != sha256.lower():
+        raise ChecksumError(f"{name}: sha256 mismatch: expected {sha256.lower()}, actual {digest}")
+    check_archive(path, name)
+    return digest
+
+
+def _existing_is_valid(dest: Path, url: str, sha256: str | None, size: int | None) -> bool:
+    """True if ``dest`` already holds the verified file, so no download is needed.
+
+    With a known checksum the file itself is the proof (a manifest is (re)written if missing).
+    Without one, the manifest must name the same URL and the file must still match the
+    manifest's sha256, so a mirror subset is never mistaken for the original and vice versa.
+    """
+    if not dest.is_file():
+        return False
+    mpath = manifest_path(dest)
+    manifest: dict[str, Any] | None = None
+    if mpath.is_file():
+        try:
+            manifest = json.loads(mpath.read_text())
+        except (OSError, ValueError):
+            manifest = None
+    if sha256 is None and (manifest is None or manifest.get("url") != url):
+        return False
+    if size is not None and dest.stat().st_size != size:
+        return False
+    digest = sha256_file(dest)
+    if sha256 is not None and digest != sha256.lower():
+        return False
+    if manifest is not None and manifest.get("sha256") not in (None, digest):
+        return False
+    return True
+
+
+def _open_url(url: str, timeout: float):
+    """Open ``url`` (http, https or file) with a timeout; errors name the URL and the cause."""
+    scheme = urllib.parse.urlsplit(url).scheme
+    if scheme not in ("http", "https", "file"):
+        raise DownloadError(f"unsupported URL scheme {scheme!r} in {url}; use http, https or file")
+    if scheme == "file":
+        local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+        if not local.is_file():
+            raise DownloadError(f"cannot fetch {url}: no such file {local}")
+    request = urllib.request.Request(url, headers={"User-Agent": "tvbo-data/0.1"})
+    return urllib.request.urlopen(request, timeout=timeout)
+
+
+def _is_permanent(exc: BaseException) -> bool:
+    """HTTP 4xx (e.g. 404 for a year with no file) and missing local files never heal."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return 400 <= exc.code < 500
+    return isinstance(exc, DownloadError)
+
+
+def _write_manifest(dest: Path, url: str, digest: str) -> None:
+    record = {
+        "file": dest.name,
+        "url": url,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "bytes": dest.stat().st_size,
+        "sha256": digest,
+    }
+    tmp = manifest_path(dest).with_name(manifest_path(dest).name + ".part")
+    tmp.write_text(json.dumps(record, indent=2) + "\n")
+    os.replace(tmp, manifest_path(dest))
+
+
+def fetch(
+    url: str,
+    dest: str | os.PathLike[str],
+    *,
+    sha256: str | None = None,
+    size: int | None = None,
+    timeout: float = 60,
+    retries: int = 3,
+    manifest: bool = True,
+    backoff: float = 1.0,
+) -> Path:
+    """Download ``url`` to ``dest`` atomically and verified; return ``dest``.
+
+    ``retries`` is the number of attempts (>= 1); transient failures (connection refused,
+    timeouts, HTTP 5xx) are retried after ``backoff * 2**k`` seconds, permanent ones (HTTP 4xx,
+    a missing local file) fail at once. Size, sha256 and archive checks failures are not retried:
+    the server would send the same bytes again. Nothing is left at ``dest`` or ``dest.part``
+    after a failure. If ``dest`` already holds a valid file (see :func:`_existing_is_valid`)
+    nothing is downloaded.
+    """
+    if retries < 1:
+        raise ValueError(f"retries must be >= 1, got {retries}")
+    if timeout <= 0:
+        raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+    dest = Path(dest)
+    if _existing_is_valid(dest, url, sha256, size):
+        if manifest and not manifest_path(dest).is_file():
+            _write_manifest(dest, url, sha256_file(dest))
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    part = dest.with_name(dest.name + ".part")
+    last_error: BaseException | None = None
+    for attempt in range(retries):
+        try:
+            with _open_url(url, timeout) as response, open(part, "wb") as out:
+                shutil.copyfileobj(response, out, _CHUNK)
+            break
+        except (urllib.error.URLError, OSError, DownloadError) as exc:
+            part.unlink(missing_ok=True)
+            last_error = exc
+            if _is_permanent(exc) or attempt == retries - 1:
+                break
+            time.sleep(backoff * 2**attempt)
+    if not part.is_file():
+        cause = last_error
+        if isinstance(cause, DownloadError):
+            raise cause
+        if isinstance(cause, urllib.error.HTTPError):
+            reason: object = f"HTTP {cause.code} {cause.reason}"
+        else:
+            reason = getattr(cause, "reason", cause)
+        raise DownloadError(
+            f"cannot fetch {url} after {attempt + 1} attempt(s): {type(cause).__name__}: {reason}"
+        ) from cause
+    try:
+        digest = _verify(part, dest.name, sha256, size)
+        os.replace(part, dest)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    if manifest:
+        _write_manifest(dest, url, digest)
+    return dest
+
+
+def _mirror_base(mirror: str) -> str:
+    """Normalise a mirror (http(s)/file URL or local folder) to a base URL ending in '/'."""
+    scheme = urllib.parse.urlsplit(mirror).scheme
+    if scheme in ("http", "https"):
+        return mirror.rstrip("/") + "/"
+    if scheme == "file":
+        folder = Path(urllib.request.url2pathname(urllib.parse.urlsplit(mirror).path))
+    elif scheme == "" or len(scheme) == 1:  # a plain path (len 1: a Windows drive letter)
+        folder = Path(mirror).expanduser().resolve()
+    else:
+        raise MirrorError(
+            f"unsupported mirror {mirror!r}: use an http(s):// or file:// URL or a local folder"
+        )
+    if not folder.is_dir():
+        raise MirrorError(f"mirror folder {folder} does not exist (from mirror setting {mirror!r})")
+    return folder.as_uri().rstrip("/") + "/"
+
+
+def resolve_source(
+    url: str,
+    *,
+    sha256: str | None = None,
+    size: int | None = None,
+    mirror: str | None = None,
+    mirror_files: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Source:
+    """The URL and checks to use for the original file ``url``, given an optional mirror.
+
+    Without a mirror the original URL and checksums are returned. With one, the file is looked
+    up as ``<mirror>/<name>``, where ``name`` defaults to the basename of ``url`` and can be
+    overridden per file in ``mirror_files`` (keyed by that basename), together with ``sha256``
+    and ``size`` of the mirror's copy (a mirror may hold a subset, e.g. the Intel mirror file
+    ``intel/data_2004-03-04_to_08.txt.gz``). A mirror entry without ``sha256``/``size`` keeps the
+    original's values only when the name is unchanged.
+    """
+    if not mirror:
+        return Source(url=url, sha256=sha256, size=size)
+    basename = Path(urllib.parse.urlsplit(url).path).name
+    entry = dict((mirror_files or {}).get(basename, {}))
+    unknown = set(entry) - {"name", "sha256", "size"}
+    if unknown:
+        raise MirrorError(
+            f"mirror_files[{basename!r}] has unknown keys {sorted(unknown)}; "
+            "valid keys: name, sha256, size"
+        )
+    name = entry.get("name") or basename
+    renamed = name != basename
+    base = _mirror_base(mirror)
+    mirrored = urllib.parse.urljoin(base, urllib.parse.quote(name))
+    if base.startswith("file:"):
+        local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(mirrored).path))
+        if not local.is_file():
+            folder = Path(urllib.request.url2pathname(urllib.parse.urlsplit(base).path))
+            listing = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+            raise MirrorError(
+                f"mirror {mirror!r} has no file {name!r} (for {url}); files in the mirror: "
+                + (", ".join(listing) if listing else "none")
+            )
+    return Source(
+        url=mirrored,
+        sha256=entry.get("sha256", None if renamed else sha256),
+        size=entry.get("size", None if renamed else size),
+    )
+
+
+def fetch_source(
+    url: str,
+    dest: str | os.PathLike[str],
+    *,
+    sha256: str | None = None,
+    size: int | None = None,
+    mirror: str | None = None,
+    mirror_files: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float = 60,
+    retries: int = 3,
+    backoff: float = 1.0,
+) -> Path:
+    """:func:`resolve_source` then :func:`fetch`: what the CLI and the Snakemake rules call."""
+    source = resolve_source(url, sha256=sha256, size=size, mirror=mirror, mirror_files=mirror_files)
+    return fetch(
+        source.url,
+        dest,
+        sha256=source.sha256,
+        size=source.size,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+    )
