@@ -77,9 +77,13 @@ def normalise_name(name: str) -> str:
     return _ALIASES.get(key, key)
 
 
+#: normalised key -> the name as registered (what ``names()`` shows and run files record)
+_DISPLAY: dict[str, str] = {}
+
+
 def names() -> list[str]:
-    """Sorted registered benchmark names."""
-    return sorted(_REGISTRY)
+    """Sorted registered benchmark names, as registered (e.g. ``temperature-sensors``)."""
+    return sorted(_DISPLAY[k] for k in _REGISTRY)
 
 
 def register(name: str, factory: Factory, *, replace: bool = False) -> None:
@@ -92,6 +96,7 @@ def register(name: str, factory: Factory, *, replace: bool = False) -> None:
     if key in _REGISTRY and not replace:
         raise ValueError(f"benchmark {key!r} is already registered (pass replace=True)")
     _REGISTRY[key] = factory
+    _DISPLAY[key] = name.strip().lower()
 
 
 def make(name: str, **opts: Any) -> Benchmark:
