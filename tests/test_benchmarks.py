@@ -265,7 +265,7 @@ def test_register_plugs_in_a_factory():
 
     try:
         B.register("Flat-Test", lambda **o: Flat(horizon=10.0, noise_var=0.0, cost=0.1, **o))
-        assert "flattest" in B.names()
+        assert "flat-test" in B.names()
         b = B.make("flat_test", oracle_grid_step=5.0)
         assert b.f_star(3.3) == pytest.approx(0.0, abs=1e-12)
         np.testing.assert_allclose(b.argmax(3.3), [0.25, 0.25], atol=1e-6)
@@ -273,4 +273,5 @@ def test_register_plugs_in_a_factory():
             B.register("flattest", lambda **o: None)
     finally:
         B._REGISTRY.pop("flattest", None)
-    assert "flattest" not in B.names()
+        B._DISPLAY.pop("flattest", None)
+    assert "flat-test" not in B.names()

@@ -91,7 +91,7 @@ def idw(coords: np.ndarray, v: np.ndarray, x: np.ndarray, p: float = 2.0) -> np.
 
 # -- temperature --------------------------------------------------------------------------------
 def test_registered_names_and_aliases(fields) -> None:
-    for name in ("temperature", "temperaturesensors", "ozone", "ozonesensors"):
+    for name in ("temperature", "temperature-sensors", "ozone", "ozone-sensors"):
         assert name in B.names()
     b = B.make("Temperature_Sensors", path=str(fields["intel"]))
     assert b.name == "temperature-sensors" and b.is_discrete
