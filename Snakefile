@@ -1,0 +1,38 @@
+# tvbo: time-varying Bayesian optimisation on a virtual clock -- the campaign workflow.
+#
+# Design card
+#   what     one SimPy virtual-clock simulation per (benchmark, algorithm, seed, speed), merged
+#            into results/<campaign>/campaign.nc, summarised as regret tables, figures and a
+#            Snakemake report.
+#   config   config/config.yaml (the offline QUICKSTART campaign), or --configfile another study;
+#            every key is documented in config/README.md and validated against
+#            workflow/schemas/config.schema.yaml before any job runs.
+#   software the tvbo package, installed with `pip install -e .`; every rule calls its CLI.
+#   run      snakemake --cores 2                         (laptop)
+#            snakemake --profile profiles/slurm          (cluster; see profiles/README.md)
+#            snakemake --report results/report.html      (after a run)
+#   stages   simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
+#            -> report (report.smk); helper functions live in workflow/rules/common.smk only.
+
+from snakemake.utils import min_version
+
+min_version("8.10")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/analyze.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

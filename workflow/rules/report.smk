@@ -1,0 +1,39 @@
+# Provenance for the report: one row per run, and the configuration as validated (defaults filled).
+
+
+rule runs_table:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        runs=report(
+            "results/{campaign}/tables/runs.csv",
+            caption="../report/runs.rst",
+            category="Runs",
+        ),
+    log:
+        "results/{campaign}/logs/runs_table.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "tvbo runs {input.campaign:q} --out {output.runs:q} > {log:q} 2>&1"
+
+
+rule campaign_config:
+    output:
+        config=report(
+            "results/{campaign}/config.yaml",
+            caption="../report/config.rst",
+            category="Configuration",
+        ),
+    log:
+        "results/{campaign}/logs/campaign_config.log",
+    params:
+        text=campaign_config_yaml,
+    localrule: True
+    run:
+        with open(output.config, "w") as out:
+            out.write(params.text)
