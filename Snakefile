@@ -11,7 +11,8 @@
 #   run      snakemake --cores 2                         (laptop)
 #            snakemake --profile profiles/slurm          (cluster; see profiles/README.md)
 #            snakemake --report results/report.html      (after a run)
-#   stages   simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
+#   stages   data (data.smk: download + prepare real data, on demand) ->
+#            simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
 #            -> report (report.smk); helper functions live in workflow/rules/common.smk only.
 
 from snakemake.utils import min_version
@@ -26,6 +27,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analyze.smk"

@@ -486,6 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--outdir", required=True, metavar="DIR")
     p.set_defaults(func=cmd_figures)
 
+    p = sub.add_parser(
+        "data",
+        help="download, verify and prepare real data (Intel, EPA ozone): `tvbo data --help`",
+        add_help=False,
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
     p = sub.add_parser("runs", help="write one CSV row per run of a campaign")
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--out", required=True, metavar="FILE.csv")
@@ -504,6 +511,11 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tvbo`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["data"]:  # the data pipeline has its own command line (tvbo.data.__main__)
+        from tvbo.data.__main__ import main as data_main
+
+        return int(data_main(argv[1:]))
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

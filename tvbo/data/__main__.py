@@ -63,7 +63,7 @@ def _mapping(value: str) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tvbo.data", description=__doc__.split("::")[0])
+    parser = argparse.ArgumentParser(prog="tvbo data", description=__doc__.split("::")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     dl = sub.add_parser("download", help="fetch one file (verified, atomic, with a manifest)")

@@ -44,10 +44,16 @@ def _check_config(cfg):
             "in the environment that runs snakemake"
         ) from err
     benchmarks, algorithms = benchmark_names(), algorithm_names()
+    # an ablation is a new name built from a preset: {bolt-fifo: {preset: bolt, removal: oldest}}
+    ablations = [
+        name for name, options in cfg["algorithm_options"].items() if "preset" in options
+    ]
+    _check_names("algorithm preset", [cfg["algorithm_options"][a]["preset"] for a in ablations],
+                 algorithms)
     _check_names("benchmark", cfg["benchmarks"], benchmarks)
-    _check_names("algorithm", cfg["algorithms"], algorithms)
+    _check_names("algorithm", cfg["algorithms"], algorithms + ablations)
     _check_names("benchmark", list(cfg["benchmark_options"]), benchmarks)
-    _check_names("algorithm", list(cfg["algorithm_options"]), algorithms)
+    _check_names("algorithm", list(cfg["algorithm_options"]), algorithms + ablations)
     if (cfg["compute"] == "polynomial") != (cfg["polynomial"] is not None):
         raise ValueError(
             "config: 'polynomial' (coefficients of R(n)) must be set exactly when compute is "
@@ -127,10 +133,52 @@ def simulate_options(wildcards):
         args += ["--cost", repr(float(overrides["cost"]))]
     if overrides.get("noise_var") is not None:
         args += ["--noise-var", repr(float(overrides["noise_var"]))]
+    benchmark_options = dict(overrides.get("options", {}))
+    data_file = benchmark_data_file(wildcards)
+    if data_file:
+        benchmark_options.setdefault("path", data_file[0])
+    if benchmark_options:
+        args += ["--benchmark-options", json.dumps(benchmark_options, sort_keys=True)]
     algorithm_options = config["algorithm_options"].get(wildcards.algorithm)
     if algorithm_options:
         args += ["--algorithm-options", json.dumps(algorithm_options, sort_keys=True)]
     return shlex.join(args)
+
+
+#: real-data benchmarks -> the prepared field they read (produced by workflow/rules/data.smk)
+DATA_SOURCES = {
+    "temperature": "intel",
+    "temperature-sensors": "intel",
+    "ozone": "ozone",
+    "ozone-sensors": "ozone",
+}
+
+
+def prepared_data_path(source):
+    """The prepared field of a data source under the configured dates/tag (data.smk's outputs)."""
+    if source == "intel":
+        return f"data/intel/intel_{config['data']['intel']['dates'][0]}.nc"
+    return f"data/ozone/ozone_{config['data']['ozone']['tag']}.nc"
+
+
+def benchmark_data_file(wildcards):
+    """Input of a simulation: the prepared data of a real-data benchmark ([] for the others).
+
+    A `path` in benchmark_options.<name>.options wins (a file the user prepared); otherwise the
+    default prepared field, which the data rules download and build on demand.
+    """
+    source = DATA_SOURCES.get(wildcards.benchmark)
+    if source is None:
+        return []
+    options = config["benchmark_options"].get(wildcards.benchmark, {}).get("options", {})
+    return [options.get("path", prepared_data_path(source))]
+
+
+def data_targets():
+    """Every prepared field the data section configures (for `snakemake data_all`)."""
+    return expand(
+        "data/intel/intel_{date}.nc", date=config["data"]["intel"]["dates"]
+    ) + expand("data/ozone/ozone_{tag}.nc", tag=config["data"]["ozone"]["tag"])
 
 
 def campaign_config_yaml(wildcards):

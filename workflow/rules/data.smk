@@ -1,7 +1,9 @@
 # Real data: download (verified, atomic, with manifests; optionally from a mirror) and prepare
-# the Intel temperature and EPA ozone fields. Uses config["data"] only (schema fragment:
-# workflow/schemas/data.schema.yaml; every key has a default there). All work is done by
-# `python -m tvbo.data ...` (tvbo/data/__main__.py); the package must be installed.
+# the Intel temperature and EPA ozone fields. Uses config["data"] only (the `data:` section of
+# workflow/schemas/config.schema.yaml; every key has a default). All work is done by
+# `tvbo data ...` (tvbo/data/__main__.py); the package must be installed.
+# Simulations of real-data benchmarks depend on these outputs (common.smk: benchmark_data_file),
+# so they are built on demand; `snakemake data_all` builds every configured field.
 #
 # Outputs
 #   data/raw/intel/data.txt.gz, data/raw/intel/mote_locs.txt     (+ .manifest.json each)
@@ -11,11 +13,6 @@
 #   data/logs/*.log
 # With a mirror, the raw files keep these names (the manifest records the URL fetched), and a
 # change of url/mirror/checksum re-runs the download (Snakemake's params trigger).
-#
-# For the lead (helpers belong in common.smk, not here):
-#   a helper data_targets() returning
-#       expand("data/intel/intel_{date}.nc", date=config["data"]["intel"]["dates"])
-#       + expand("data/ozone/ozone_{tag}.nc", tag=config["data"]["ozone"]["tag"])
 
 
 rule data_download_intel:
@@ -35,7 +32,7 @@ rule data_download_intel:
     conda:
         "../../environment.yml"
     shell:
-        "python -m tvbo.data download --url {params.url:q} --dest {output.data:q}"
+        "tvbo data download --url {params.url:q} --dest {output.data:q}"
         " --sha256 {params.sha256} --size {params.size} --mirror {params.mirror:q}"
         " --mirror-files {params.mirror_files:q} --timeout {params.timeout}"
         " --retries {params.retries} > {log:q} 2>&1"
@@ -58,7 +55,7 @@ rule data_download_intel_locs:
     conda:
         "../../environment.yml"
     shell:
-        "python -m tvbo.data download --url {params.url:q} --dest {output.locs:q}"
+        "tvbo data download --url {params.url:q} --dest {output.locs:q}"
         " --sha256 {params.sha256} --size {params.size} --mirror {params.mirror:q}"
         " --mirror-files {params.mirror_files:q} --timeout {params.timeout}"
         " --retries {params.retries} > {log:q} 2>&1"
@@ -82,7 +79,7 @@ rule data_download_ozone:
     conda:
         "../../environment.yml"
     shell:
-        "python -m tvbo.data download --url {params.url:q}"
+        "tvbo data download --url {params.url:q}"
         " --year {wildcards.year} --dest {output.zip:q} --mirror {params.mirror:q}"
         " --mirror-files {params.mirror_files:q} --timeout {params.timeout}"
         " --retries {params.retries} > {log:q} 2>&1"
@@ -106,7 +103,7 @@ rule data_prepare_intel:
     conda:
         "../../environment.yml"
     shell:
-        "python -m tvbo.data prepare-intel --data {input.data:q} --locs {input.locs:q}"
+        "tvbo data prepare-intel --data {input.data:q} --locs {input.locs:q}"
         " --dates {wildcards.date} --bin-minutes {params.bin_minutes}"
         " --coverage {params.coverage} --temperature-range {params.temperature_range}"
         " --normalise {params.normalise} --out {output:q} > {log:q} 2>&1"
@@ -136,8 +133,13 @@ rule data_prepare_ozone:
     conda:
         "../../environment.yml"
     shell:
-        "python -m tvbo.data prepare-ozone --inputs {input:q} --years {params.years}"
+        "tvbo data prepare-ozone --inputs {input:q} --years {params.years}"
         " --cbsa {params.cbsa:q} --bbox {params.bbox} --coverage {params.coverage}"
         " --max-sites {params.max_sites} --standards {params.standards:q}"
         " --event-types {params.event_types:q} --poc {params.poc} --fill {params.fill}"
         " --start {params.start} --end {params.end} --out {output:q} > {log:q} 2>&1"
+
+
+rule data_all:
+    input:
+        data_targets(),

@@ -3,6 +3,8 @@
 
 
 rule simulate_run:
+    input:
+        data=benchmark_data_file,
     output:
         run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc",
     log:
