@@ -1,0 +1,235 @@
+"""W-DBO and the W2 removal rule: the least relevant observation goes, within the budget."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tvbo
+from tvbo.algorithms import ProblemInfo, make
+from tvbo.algorithms.wdbo import W2Relevance, WDBOBudget, spatiotemporal_gp
+from tvbo.gp.kernels import Correlation, Hyperparameters
+from tvbo.gp.relevance import relevance_bruteforce
+from tvbo.sim.work import WorkCounter
+
+FAST_ACQ = {"acquisition": {"n_restarts": 2, "raw_samples": 64}}
+L_T = 5.0
+
+
+def _fixed_lt(value=L_T):
+    return {"surrogate": {"bounds": {"lengthscale_time": [value, value]}}}
+
+
+def _setup(alg, d=2, seed=0):
+    clock = {"now": 0.0}
+    alg.setup(
+        ProblemInfo(d=d), np.random.default_rng(seed), WorkCounter(), clock=lambda: clock["now"]
+    )
+    return clock
+
+
+def _objective(x, t):
+    return float(np.sin(5.0 * x[0] + t / 4.0) + np.cos(3.0 * x[-1] - t / 7.0))
+
+
+def _drive(alg, n_iter, *, d=2, warmup=15, step=1.0, seed=0, before_remove=None, setup=True):
+    """Run the composed algorithm on a synthetic clock (``step`` seconds per iteration)."""
+    rng = np.random.default_rng(seed)
+    clock = _setup(alg, d=d, seed=seed) if setup else {"now": 0.0}
+    if before_remove is not None:
+        original = alg.remove
+
+        def spy(i):
+            before_remove(alg, i, clock["now"])
+            original(i)
+
+        alg.remove = spy
+    for k in range(n_iter):
+        warm = k < warmup
+        t = clock["now"]
+        x = rng.uniform(size=d) if warm else alg.propose(t)
+        y = _objective(x, t) + rng.normal(0.0, 0.05)
+        clock["now"] = t + step
+        alg.ingest(x, t, y, now=clock["now"], warmup=warm)
+    return clock
+
+
+def _bruteforce(gp, now, noise_floor=1e-5):
+    hp = gp.hyperparameters
+    return relevance_bruteforce(
+        gp.X,
+        gp.T,
+        gp.y_standardized,
+        signal_var=hp.signal_var,
+        lengthscale_space=hp.lengthscale_space,
+        lengthscale_time=hp.lengthscale_time,
+        noise_var=max(hp.noise_var, noise_floor),
+        space_kernel=gp.kernel.space.name,
+        time_kernel=gp.kernel.time.name,
+        t_now=now,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# the W2 removal rule
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("noise_var", "floor"), [(0.02, 1e-5), (1e-8, 1e-5), (1e-4, 0.1)])
+def test_w2_scores_match_the_bruteforce_relevance(noise_var, floor):
+    """Against removing each point and recomputing the posterior; below the noise floor the
+    criterion uses the floored noise, not the GP's."""
+    alg = make("w-dbo", removal={"noise_floor": floor}, **FAST_ACQ)
+    _setup(alg)
+    rng = np.random.default_rng(3)
+    for k in range(12):
+        x = rng.uniform(size=2)
+        alg.surrogate.append(x, float(k), _objective(x, k))
+    gp = alg.surrogate.gp
+    gp.set_hyperparameters(Hyperparameters(1.3, 0.3, 6.0, noise_var))
+    scores = alg.removal.scores(alg.surrogate, 14.0)
+    expected = _bruteforce(gp, 14.0, noise_floor=floor)
+    assert scores == pytest.approx(expected, rel=1e-6)
+    i, score = alg.removal.choose(alg.surrogate, 14.0)
+    assert i == int(np.argmin(expected)) and score == pytest.approx(expected.min(), rel=1e-6)
+    assert alg.removal.state()["w2_min_relevance"] == pytest.approx(expected.min(), rel=1e-6)
+    if floor >= 0.1:  # a floor far above the fitted noise changes the criterion visibly
+        raw = _bruteforce(gp, 14.0, noise_floor=0.0)
+        assert np.max(np.abs(raw / expected - 1.0)) > 0.05
+
+
+# ------------------------------------------------------------------------------------------------
+# the budget policy
+# ------------------------------------------------------------------------------------------------
+def test_wdbo_removes_the_least_relevant_within_its_budget():
+    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt())
+    seen = []
+    consumed = {"log": 0.0}
+
+    def check(alg, i, now):
+        expected = _bruteforce(alg.surrogate.gp, now)
+        assert i == int(np.argmin(expected))
+        consumed["log"] += math.log1p(expected[i])
+        # the budget identity: prod (1 + R_i) <= (1 + alpha) ** (elapsed / l_T)
+        elapsed = now - first_clean["now"]
+        assert consumed["log"] <= elapsed / L_T * math.log1p(0.25) + 1e-9
+        seen.append(i)
+
+    first_clean = {"now": 16.0}  # the first post-warm-up cleaning: ingest of iteration 15
+    _drive(alg, 45, before_remove=check)
+    policy = alg.dataset
+    assert len(seen) >= 3  # the test exercised removals
+    assert len(policy.removals) == len(seen)
+    assert policy.exponent == pytest.approx((45.0 - first_clean["now"]) / L_T)
+    product = sum(math.log1p(r) for _, r in policy.removals)
+    assert product <= policy.exponent * math.log1p(0.25) + 1e-9
+    assert policy.budget == pytest.approx(math.exp(policy.exponent * math.log1p(0.25) - product))
+    # nothing was affordable when cleaning stopped: budget <= 1 + least relevance
+    assert policy.budget <= 1.0 + alg.removal.scores(alg.surrogate, 45.0).min()
+
+
+def test_larger_alpha_removes_more_and_the_floor_holds():
+    sizes = {}
+    for alpha in (0.25, 1e6):
+        alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(), dataset={"alpha": alpha, "floor": 4})
+        _drive(alg, 30)
+        sizes[alpha] = alg.dataset_size()
+    assert sizes[1e6] == 4 < sizes[0.25]
+
+
+def test_no_cleaning_during_warmup():
+    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(1.0), dataset={"alpha": 1e6})
+    _drive(alg, 15)
+    assert alg.dataset_size() == 15 and alg.dataset.budget == 1.0
+
+
+def test_refit_after_removal_refits_once_per_removal():
+    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(), dataset={"refit_after_removal": True})
+    _setup(alg)
+    calls = {"n": 0}
+    original = alg.surrogate.fit
+
+    def counting_fit():
+        calls["n"] += 1
+        original()
+
+    alg.surrogate.fit = counting_fit
+    _drive(alg, 35, setup=False)
+    removals = len(alg.dataset.removals)
+    assert removals > 0
+    ingest_fits = 35 - 15
+    propose_fits = 1  # the first query after warm-up fits on the 15 warm-up points
+    assert calls["n"] == ingest_fits + propose_fits + removals
+
+
+def test_wdbo_runs_end_to_end_and_records_its_state():
+    ds = tvbo.simulate(
+        "eggholder",
+        "w-dbo",
+        seed=0,
+        horizon=2.0,
+        compute="polynomial",
+        polynomial=[0.0],
+        algorithm_options=FAST_ACQ,
+    )
+    for key in (
+        "wdbo_budget",
+        "wdbo_budget_exponent",
+        "wdbo_removed",
+        "wdbo_removed_relevance",
+        "w2_min_relevance",
+    ):
+        assert f"state_{key}" in ds
+    assert np.all(ds["state_wdbo_budget"].values >= 1.0 - 1e-12)
+    warm = ds["is_warmup"].values.astype(bool)
+    assert ds["dataset_size"].values[~warm].min() >= 2
+
+
+# ------------------------------------------------------------------------------------------------
+# errors
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cls", "options", "match"),
+    [
+        (WDBOBudget, {"alpha": 0.0}, "alpha must be a finite number > 0"),
+        (WDBOBudget, {"alpha": -1.0}, "alpha"),
+        (WDBOBudget, {"alpha": math.nan}, "alpha"),
+        (WDBOBudget, {"floor": 0}, "floor must be an integer >= 1"),
+        (WDBOBudget, {"floor": 2.5}, "floor"),
+        (W2Relevance, {"noise_floor": -1e-3}, "noise_floor"),
+    ],
+)
+def test_bad_options_are_rejected(cls, options, match):
+    with pytest.raises(ValueError, match=match):
+        cls(**options)
+
+
+def test_w2_needs_a_spatiotemporal_gp_with_a_closed_form():
+    spatial = make("w2-spatial", preset="w-dbo", surrogate={"time_kernel": None})
+    with pytest.raises(ValueError, match="spatio-temporal"):
+        _setup(spatial)
+
+    class Periodic(Correlation):
+        name = "periodic"
+
+    alg = make("w-dbo")
+    _setup(alg)
+    alg.surrogate.gp.kernel.time = Periodic()
+    with pytest.raises(ValueError, match="'periodic' has no closed form.*matern12"):
+        spatiotemporal_gp(alg.surrogate, "removal rule 'w2'")
+
+    class NotAGP:
+        kind = "weighted"
+
+    with pytest.raises(ValueError, match="exact GP"):
+        spatiotemporal_gp(NotAGP(), "removal rule 'w2'")
+
+
+def test_budget_needs_a_removal_rule_and_names_are_checked():
+    alg = make("w-dbo-norule", preset="w-dbo", removal=None)
+    with pytest.raises(ValueError, match="needs a removal rule"):
+        _setup(alg)
+    with pytest.raises(ValueError, match="unknown removal 'w3'; valid: .*w2"):
+        make("x", preset="w-dbo", removal="w3")
+    with pytest.raises(ValueError, match="unknown algorithm 'wdbo'; valid: .*w-dbo"):
+        make("wdbo")

@@ -1,0 +1,100 @@
+"""The interface every algorithm implements, and what it is told about the problem.
+
+An algorithm never sleeps and never reads a wall clock: the engine tells it the time. It works in
+two calls per iteration so the engine can charge each phase's compute time:
+
+* ``propose(t)`` -- return the next query for time ``t`` (hyperparameter fit and acquisition
+  optimisation happen here; mark the fit with ``self.work.phase("fit")``; everything else in the
+  call is charged to ``"acquisition"``);
+* ``ingest(x, t, y, now=..., warmup=...)`` -- take the observation sampled at ``t`` (GP update,
+  dataset cleaning with ``self.work.phase("clean")``; the rest is charged to ``"update"``).
+
+Every numerical routine reports its work to ``self.work`` so that the deterministic ``counted``
+compute model can price it. ``state()`` returns the scalars worth recording each iteration.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tvbo.sim.work import WorkCounter
+
+
+@dataclass(frozen=True)
+class ProblemInfo:
+    """What an algorithm may know about the problem.
+
+    Following the papers, algorithms do NOT know the noise variance, the evaluation cost or the
+    horizon: they learn what they need from data and from the clock.
+    """
+
+    d: int
+    #: finite candidate set (m, d) for discrete benchmarks, else None
+    candidates: np.ndarray | None = None
+    #: the temporal covariance family the papers use on this benchmark (e.g. Matérn-1/2 for WLAN)
+    temporal_kernel: str = "matern32"
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query to sample no earlier than virtual time ``at`` (ABO's look-ahead).
+
+    ``propose`` may return a plain array (sample as soon as the computation ends) or a ``Query``;
+    the engine then waits until ``at`` before sampling (if ``at`` is already past, it samples at
+    once). Waiting is idle time, not compute: it is recorded but not charged to any phase.
+    """
+
+    x: np.ndarray
+    at: float
+
+
+class Algorithm(ABC):
+    """Base class: option validation, setup and the two-call iteration protocol."""
+
+    #: registry name, e.g. "gp-ucb"
+    name: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.work = WorkCounter()
+        self.problem: ProblemInfo | None = None
+        self.rng: np.random.Generator = np.random.default_rng(0)
+        #: the engine's virtual clock (BOLT's clock C); never a wall clock
+        self.clock: Callable[[], float] = lambda: 0.0
+
+    def setup(self, problem: ProblemInfo, rng: np.random.Generator, work: WorkCounter,
+              clock: Callable[[], float] | None = None) -> None:
+        """Called once by the engine before the first query."""
+        self.problem = problem
+        self.rng = rng
+        self.work = work
+        if clock is not None:
+            self.clock = clock
+        self._setup()
+
+    def _setup(self) -> None:  # noqa: B027 - optional hook
+        """Subclass hook: build surrogates once the problem is known."""
+
+    @abstractmethod
+    def propose(self, t: float) -> np.ndarray | Query:
+        """Return the next query x in [0,1]^d, optimised for time ``t`` (or a :class:`Query`)."""
+
+    @abstractmethod
+    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
+        """Take the observation ``y`` of ``x`` sampled at time ``t``; ``now`` is the clock."""
+
+    @abstractmethod
+    def dataset_size(self) -> int:
+        """Number of observations currently held."""
+
+    def state(self) -> dict[str, float]:
+        """Scalars recorded every iteration as ``state_<name>`` (hyperparameters, n*, ...)."""
+        return {}
+
+    def options(self) -> dict:
+        """The algorithm's resolved options, recorded in the run file's configuration."""
+        return {}

@@ -1,0 +1,391 @@
+"""Composable parts of a TVBO algorithm.
+
+Every algorithm of the field is a combination of four parts:
+
+* a **surrogate** -- the model of f over the held observations (a spatial GP, a spatio-temporal
+  separable GP, TV-GP-UCB's back-to-prior GP, W-GP-UCB's weighted GP, ...);
+* an **acquisition** -- how the next query is chosen from the surrogate (UCB at the current time;
+  ABO's look-ahead over a future time window; ...);
+* a **dataset policy** -- which observations are kept (all; periodic reset; event-triggered reset;
+  sliding window; W-DBO's removal budget; BOLT's n*);
+* a **removal rule** -- which observation goes when the policy asks for one (W2 relevance;
+  oldest first; random).
+
+The named algorithms are presets of these parts (:mod:`tvbo.algorithms.presets`), so ablations
+-- BOLT's n* with oldest-first removal, a spatio-temporal GP that never removes -- are one config
+line. Each part has a registry keyed by ``kind``; :func:`build_component` makes one from a mapping
+``{"kind": ..., **options}`` and names the valid kinds and options on bad input.
+
+The order of one iteration (W-DBO and BOLT, Algorithm 1; the engine charges each phase):
+``propose``: [fit if the data changed since the last fit] -> acquisition;
+``ingest``: ``policy.before_append`` (e.g. ET-GP-UCB's test on the pre-update posterior) ->
+append -> fit (post-warm-up) -> ``policy.after_fit`` (cleaning).
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
+from tvbo.gp.exact import ExactGP, Prediction
+from tvbo.gp.fit import fit_hyperparameters
+from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
+from tvbo.sim.work import WorkCounter
+
+if TYPE_CHECKING:
+    from tvbo.algorithms.composed import ComposedAlgorithm
+
+
+class Component:
+    """Shared plumbing: binding to the algorithm that owns the part, options and state."""
+
+    kind: str = ""
+
+    def bind(self, algorithm: ComposedAlgorithm) -> None:
+        """Called once the problem is known (``algorithm.problem``, ``.work``, ``.rng``)."""
+        self.algorithm = algorithm
+
+    @property
+    def work(self) -> WorkCounter:
+        return self.algorithm.work
+
+    def state(self) -> dict[str, float]:
+        """Scalars recorded every iteration (prefixed by nothing: keep names distinct)."""
+        return {}
+
+    def options(self) -> dict[str, Any]:
+        """Resolved options, recorded in the run file."""
+        return {}
+
+
+# ------------------------------------------------------------------------------------------------
+# surrogates
+# ------------------------------------------------------------------------------------------------
+class Surrogate(Component):
+    """A model of f over the held observations ``(X, T, y)``."""
+
+    @property
+    @abstractmethod
+    def n(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def X(self) -> np.ndarray: ...
+
+    @property
+    @abstractmethod
+    def T(self) -> np.ndarray: ...
+
+    @property
+    @abstractmethod
+    def y(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def append(self, x: np.ndarray, t: float, y: float) -> None: ...
+
+    @abstractmethod
+    def remove(self, i: int) -> None: ...
+
+    def clear(self) -> None:
+        """Forget every observation (a reset); hyperparameters are kept."""
+        while self.n:
+            self.remove(self.n - 1)
+
+    @abstractmethod
+    def fit(self) -> None:
+        """Hyperparameter inference (the caller wraps it in the ``fit`` phase)."""
+
+    @abstractmethod
+    def predict(self, X: np.ndarray, t: float | np.ndarray, *, grad: bool = False,
+                include_noise: bool = False) -> Prediction: ...
+
+
+class GPSurrogate(Surrogate):
+    """Exact GP with the separable kernel ``lambda k_S(x, x') k_T(t, t')`` (k_T optional).
+
+    ``time_kernel=None`` gives a purely spatial GP (GP-UCB, R-GP-UCB, ET-GP-UCB, SW-GP-UCB);
+    ``time_kernel="problem"`` takes the benchmark's temporal family (Matérn-3/2 by default,
+    Matérn-1/2 for WLAN, as in the papers). Hyperparameters (lambda, l_S, l_T, noise) are fitted
+    by maximum likelihood with bounds; every fit warm-starts from the previous optimum.
+    """
+
+    kind = "gp"
+
+    def __init__(
+        self,
+        *,
+        space_kernel: str = "matern52",
+        time_kernel: str | None = None,
+        bounds: Mapping[str, Any] | None = None,
+        initial: Mapping[str, float] | None = None,
+        fit_max_iter: int = 50,
+        fit_restarts: int = 0,
+        standardize: bool = True,
+    ) -> None:
+        correlation(space_kernel)
+        if time_kernel not in (None, "problem"):
+            correlation(time_kernel)
+        if fit_max_iter < 1 or fit_restarts < 0:
+            raise ValueError("fit_max_iter must be >= 1 and fit_restarts >= 0")
+        self.space_kernel = space_kernel
+        self.time_kernel_option = time_kernel
+        self.bounds = HyperparameterBounds(**dict(bounds or {}))
+        init = {"signal_var": 1.0, "lengthscale_space": 0.2, "lengthscale_time": None,
+                "noise_var": 0.01}
+        unknown = sorted(set(initial or {}) - set(init))
+        if unknown:
+            raise ValueError(f"initial: unknown hyperparameter(s) {unknown}; valid: {sorted(init)}")
+        init.update(initial or {})
+        self.initial = init
+        self.fit_max_iter = int(fit_max_iter)
+        self.fit_restarts = int(fit_restarts)
+        self.standardize = bool(standardize)
+        self.gp: ExactGP | None = None
+        self.last_fit_evals = 0
+        # true time stamps of the held observations, also for purely spatial GPs (whose kernel
+        # ignores time): policies such as oldest-first need them
+        self._stamps = np.empty(0)
+
+    def bind(self, algorithm: ComposedAlgorithm) -> None:
+        super().bind(algorithm)
+        time_kernel = self.time_kernel_option
+        if time_kernel == "problem":
+            time_kernel = algorithm.problem.temporal_kernel
+        self.time_kernel = time_kernel
+        init = dict(self.initial)
+        if time_kernel is None:
+            init["lengthscale_time"] = None
+        elif init["lengthscale_time"] is None:
+            # a geometric middle of the bounds: no knowledge of the horizon is assumed
+            lo, hi = self.bounds.lengthscale_time
+            init["lengthscale_time"] = float(np.sqrt(lo * hi))
+        kernel = SeparableKernel(space=self.space_kernel, time=time_kernel)
+        self.gp = ExactGP(kernel, Hyperparameters(**init), standardize=self.standardize,
+                          work=algorithm.work)
+        self._stamps = np.empty(0)
+
+    @property
+    def n(self) -> int:
+        return self.gp.n
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.gp.X
+
+    @property
+    def T(self) -> np.ndarray:
+        view = self._stamps.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.gp.y
+
+    def append(self, x, t, y) -> None:
+        self.gp.append(np.asarray(x, float), float(t), float(y))
+        self._stamps = np.append(self._stamps, float(t))
+
+    def remove(self, i: int) -> None:
+        self.gp.remove(i)
+        self._stamps = np.delete(self._stamps, i)
+
+    def clear(self) -> None:
+        d = self.algorithm.problem.d
+        self.gp.set_data(np.empty((0, d)), np.empty(0), np.empty(0))
+        self._stamps = np.empty(0)
+
+    def fit(self) -> None:
+        if self.gp.n < 2:
+            return
+        result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
+                                     n_restarts=self.fit_restarts, rng=self.algorithm.rng)
+        self.last_fit_evals = result.n_evals
+
+    def predict(self, X, t, *, grad=False, include_noise=False) -> Prediction:
+        return self.gp.predict(X, t, grad=grad, include_noise=include_noise)
+
+    @property
+    def hyperparameters(self) -> Hyperparameters:
+        return self.gp.hyperparameters
+
+    def state(self) -> dict[str, float]:
+        hp = self.gp.hyperparameters
+        out = {"signal_var": hp.signal_var, "lengthscale_space": hp.lengthscale_space,
+               "noise_var": hp.noise_var, "jitter_events": float(self.gp.jitter_events)}
+        if hp.lengthscale_time is not None:
+            out["lengthscale_time"] = hp.lengthscale_time
+        return out
+
+    def options(self) -> dict[str, Any]:
+        return {"space_kernel": self.space_kernel, "time_kernel": self.time_kernel_option,
+                "bounds": dict(self.bounds.__dict__), "initial": self.initial,
+                "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
+                "standardize": self.standardize}
+
+
+# ------------------------------------------------------------------------------------------------
+# acquisitions
+# ------------------------------------------------------------------------------------------------
+class Acquisition(Component):
+    """Chooses the next query from the surrogate."""
+
+    @abstractmethod
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
+        """The next x in [0,1]^d for time ``t``."""
+
+
+class UCBAcquisition(Acquisition):
+    """GP-UCB at the current time, maximised over x by multi-start L-BFGS-B (Sobol starts).
+
+    ``beta``: schedule (name, number or mapping; default W-DBO's ``0.2 d log(2n)`` with n the
+    current dataset size); ``n_restarts`` and ``raw_samples`` default to the W-DBO reference's 20
+    and 512; ``include_noise`` uses the noisy predictive sigma as the W-DBO reference does (off).
+    """
+
+    kind = "ucb"
+
+    def __init__(self, *, beta: Any = "wdbo", n_restarts: int = 20, raw_samples: int = 512,
+                 include_noise: bool = False, maxiter: int = 200) -> None:
+        self.beta = make_beta(beta)
+        self.optimizer = AcquisitionOptimizer(n_restarts=n_restarts, raw_samples=raw_samples,
+                                              maxiter=maxiter)
+        self.include_noise = bool(include_noise)
+        self.last_beta = float("nan")
+        self.calls = 0
+
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
+        problem = self.algorithm.problem
+        self.calls += 1
+        self.last_beta = float(self.beta(problem.d, surrogate.n, self.calls))
+        beta = self.last_beta
+        incumbent = surrogate.X[[int(np.argmax(surrogate.y))]] if surrogate.n else None
+
+        def acquisition(X: np.ndarray, grad: bool):
+            return ucb(surrogate, X, t, beta, grad=grad, include_noise=self.include_noise)
+
+        x, _ = self.optimizer.maximize(acquisition, problem.d, self.algorithm.rng,
+                                       candidates=problem.candidates, extra_starts=incumbent,
+                                       work=self.work)
+        return x
+
+    def state(self) -> dict[str, float]:
+        return {"beta": self.last_beta}
+
+    def options(self) -> dict[str, Any]:
+        return {"beta": dict(self.beta.__dict__), "n_restarts": self.optimizer.n_restarts,
+                "raw_samples": self.optimizer.raw_samples, "include_noise": self.include_noise,
+                "maxiter": self.optimizer.maxiter}
+
+
+# ------------------------------------------------------------------------------------------------
+# removal rules and dataset policies
+# ------------------------------------------------------------------------------------------------
+class RemovalRule(Component):
+    """Ranks observations for removal: lower score = removed first."""
+
+    @abstractmethod
+    def scores(self, surrogate: Surrogate, now: float) -> np.ndarray:
+        """One score per held observation (e.g. its W2 relevance); lowest goes first."""
+
+    def choose(self, surrogate: Surrogate, now: float) -> tuple[int, float]:
+        """Index and score of the observation to remove next (ties: the oldest)."""
+        s = np.asarray(self.scores(surrogate, now), float)
+        order = np.lexsort((surrogate.T, s))
+        return int(order[0]), float(s[order[0]])
+
+
+class OldestFirst(RemovalRule):
+    """Removes the observation with the earliest time stamp (a FIFO window)."""
+
+    kind = "oldest"
+
+    def scores(self, surrogate, now):
+        return np.asarray(surrogate.T, float)
+
+
+class RandomRemoval(RemovalRule):
+    """Removes a uniformly random observation (a control for relevance-based rules)."""
+
+    kind = "random"
+
+    def scores(self, surrogate, now):
+        return self.algorithm.rng.permutation(surrogate.n).astype(float)
+
+
+class DatasetPolicy(Component):
+    """Decides which observations the surrogate keeps."""
+
+    def before_append(self, x: np.ndarray, t: float, y: float, *, now: float,
+                      warmup: bool) -> None:  # noqa: B027 - optional hook
+        """Called before the new observation is added (the pre-update posterior is available)."""
+
+    def after_fit(self, *, now: float, warmup: bool) -> None:  # noqa: B027 - optional hook
+        """Called after the observation is added and the hyperparameters refitted (cleaning)."""
+
+
+class KeepAll(DatasetPolicy):
+    """Never removes anything (GP-UCB, TV-GP-UCB, ABO)."""
+
+    kind = "keep-all"
+
+
+# ------------------------------------------------------------------------------------------------
+# registries
+# ------------------------------------------------------------------------------------------------
+SURROGATES: dict[str, Callable[..., Surrogate]] = {}
+ACQUISITIONS: dict[str, Callable[..., Acquisition]] = {}
+DATASET_POLICIES: dict[str, Callable[..., DatasetPolicy]] = {}
+REMOVAL_RULES: dict[str, Callable[..., RemovalRule]] = {}
+
+_REGISTRIES = {
+    "surrogate": SURROGATES,
+    "acquisition": ACQUISITIONS,
+    "dataset": DATASET_POLICIES,
+    "removal": REMOVAL_RULES,
+}
+
+
+def register_component(role: str, cls: type[Component]) -> type[Component]:
+    """Register ``cls`` under ``cls.kind`` for ``role`` (surrogate|acquisition|dataset|removal)."""
+    if role not in _REGISTRIES:
+        raise ValueError(f"unknown component role {role!r}; valid: {', '.join(_REGISTRIES)}")
+    registry = _REGISTRIES[role]
+    if not cls.kind:
+        raise ValueError(f"{cls.__name__} has no kind")
+    if cls.kind in registry:
+        raise ValueError(f"{role} {cls.kind!r} is already registered")
+    registry[cls.kind] = cls
+    return cls
+
+
+def build_component(role: str, spec: str | Mapping[str, Any] | Component | None) -> Component:
+    """Build a part from ``"kind"`` or ``{"kind": ..., **options}``; errors list valid choices."""
+    if role not in _REGISTRIES:
+        raise ValueError(f"unknown component role {role!r}; valid: {', '.join(_REGISTRIES)}")
+    if isinstance(spec, Component):
+        return spec
+    registry = _REGISTRIES[role]
+    if spec is None:
+        raise ValueError(f"{role}: a kind is required; valid: {', '.join(sorted(registry))}")
+    options = {"kind": spec} if isinstance(spec, str) else dict(spec)
+    kind = options.pop("kind", None)
+    if kind not in registry:
+        raise ValueError(f"unknown {role} {kind!r}; valid: {', '.join(sorted(registry))}")
+    cls = registry[kind]
+    params = inspect.signature(cls.__init__).parameters
+    valid = sorted(p for p in params if p != "self")
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(f"{role} {kind!r}: unknown option(s) {unknown}; valid: {valid}")
+    return cls(**options)
+
+
+for _role, _cls in (("surrogate", GPSurrogate), ("acquisition", UCBAcquisition),
+                    ("dataset", KeepAll), ("removal", OldestFirst), ("removal", RandomRemoval)):
+    register_component(_role, _cls)

@@ -1,0 +1,109 @@
+"""An algorithm assembled from a surrogate, an acquisition, a dataset policy and a removal rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tvbo.algorithms.base import Algorithm, Query
+from tvbo.algorithms.components import (
+    Acquisition,
+    DatasetPolicy,
+    RemovalRule,
+    Surrogate,
+    build_component,
+)
+
+
+class ComposedAlgorithm(Algorithm):
+    """The iteration protocol shared by every preset (see :mod:`tvbo.algorithms.components`).
+
+    ``propose(t)``: fit the hyperparameters if the data changed since the last fit (only after
+    warm-up, i.e. for the first query), then maximise the acquisition at ``t``.
+    ``ingest``: ``policy.before_append`` -> append -> fit (post-warm-up; phase ``fit``) ->
+    ``policy.after_fit`` (phase ``clean``). Fitting after the observation is the order of W-DBO's
+    and BOLT's Algorithm 1 (and of the W-DBO reference code's ``tell``).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        surrogate: Surrogate | Mapping[str, Any] | str,
+        acquisition: Acquisition | Mapping[str, Any] | str = "ucb",
+        dataset: DatasetPolicy | Mapping[str, Any] | str = "keep-all",
+        removal: RemovalRule | Mapping[str, Any] | str | None = None,
+        preset: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.preset = preset
+        self.surrogate: Surrogate = build_component("surrogate", surrogate)
+        self.acquisition: Acquisition = build_component("acquisition", acquisition)
+        self.dataset: DatasetPolicy = build_component("dataset", dataset)
+        self.removal: RemovalRule | None = (None if removal is None
+                                            else build_component("removal", removal))
+        self._stale_fit = False
+        self.removed_total = 0
+
+    def _setup(self) -> None:
+        for part in self.parts():
+            part.bind(self)
+
+    def parts(self) -> list:
+        return [p for p in (self.surrogate, self.acquisition, self.dataset, self.removal) if p]
+
+    # -- the helpers policies use --------------------------------------------------------------
+    def remove(self, i: int) -> None:
+        """Remove observation i from the surrogate (policies call this; it is counted)."""
+        self.surrogate.remove(i)
+        self.removed_total += 1
+
+    def reset(self) -> None:
+        """Forget the whole dataset (R-GP-UCB, ET-GP-UCB)."""
+        self.removed_total += self.surrogate.n
+        self.surrogate.clear()
+
+    # -- iteration protocol ---------------------------------------------------------------------
+    def propose(self, t: float) -> np.ndarray | Query:
+        if self._stale_fit:
+            with self.work.phase("fit"):
+                self.surrogate.fit()
+            self._stale_fit = False
+        choice = self.acquisition.select(self.surrogate, t)
+        if isinstance(choice, Query):  # sample at a future time (ABO)
+            return choice
+        return np.asarray(choice, float)
+
+    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
+        with self.work.phase("clean"):
+            self.dataset.before_append(x, t, y, now=now, warmup=warmup)
+        self.surrogate.append(x, t, y)
+        self._stale_fit = True
+        if not warmup:
+            with self.work.phase("fit"):
+                self.surrogate.fit()
+            self._stale_fit = False
+        with self.work.phase("clean"):
+            self.dataset.after_fit(now=now, warmup=warmup)
+
+    def dataset_size(self) -> int:
+        return self.surrogate.n
+
+    def state(self) -> dict[str, float]:
+        out: dict[str, float] = {"removed_total": float(self.removed_total)}
+        for part in self.parts():
+            out.update(part.state())
+        return out
+
+    def options(self) -> dict:
+        return {
+            "preset": self.preset,
+            "surrogate": {"kind": self.surrogate.kind, **self.surrogate.options()},
+            "acquisition": {"kind": self.acquisition.kind, **self.acquisition.options()},
+            "dataset": {"kind": self.dataset.kind, **self.dataset.options()},
+            "removal": (None if self.removal is None
+                        else {"kind": self.removal.kind, **self.removal.options()}),
+        }
