@@ -189,3 +189,33 @@ def test_fit_argument_errors() -> None:
         fit_hyperparameters(gp, n_restarts=-1)
     res = fit_hyperparameters(gp)
     assert not res.success and res.n_evals == 0 and "no data" in res.message
+
+
+def test_a_lengthscale_pinned_at_its_bound_is_escaped():
+    """Samples 8 s apart from a GP with l_T = 80 s, fit warm-started at l_T = 1 s (the lower
+    bound): there the likelihood is flat (every pair looks independent) and a plain local fit
+    stays put; escaping re-optimises from the middle of the bounds and finds the real optimum."""
+    from tvbo.gp.exact import ExactGP
+    from tvbo.gp.fit import fit_hyperparameters
+    from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel
+
+    rng = np.random.default_rng(5)
+    n = 60
+    X = rng.uniform(size=(n, 2))
+    T = 8.0 * np.arange(n)
+    kernel = SeparableKernel("matern52", "matern32")
+    truth = Hyperparameters(1.0, 0.4, 80.0, 0.01)
+    K = kernel.matrix(X, T, X, T, truth) + 0.01 * np.eye(n)
+    y = np.linalg.cholesky(K) @ rng.standard_normal(n)
+    start = Hyperparameters(1.0, 0.4, 1.0, 0.01)
+    bounds = HyperparameterBounds()
+
+    stuck = ExactGP(kernel, start)
+    stuck.set_data(X, T, y)
+    plain = fit_hyperparameters(stuck, bounds, escape_bounds=False)
+    freed = ExactGP(kernel, start)
+    freed.set_data(X, T, y)
+    escaped = fit_hyperparameters(freed, bounds)
+    assert plain.hyperparameters.lengthscale_time < 2.0  # the flat region keeps it at the bound
+    assert escaped.lml > plain.lml + 1.0
+    assert 20.0 < escaped.hyperparameters.lengthscale_time < 400.0

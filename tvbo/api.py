@@ -35,6 +35,12 @@ def _versions() -> dict[str, str]:
     }
 
 
+def _jitter_events(algo: Algorithm) -> int:
+    """Jitter escalations of the algorithm's GP over the run (0 if it has no GP)."""
+    gp = getattr(getattr(algo, "surrogate", None), "gp", None) or getattr(algo, "gp", None)
+    return int(getattr(gp, "jitter_events", 0))
+
+
 def simulate(
     benchmark,
     algorithm: str | Algorithm,
@@ -127,7 +133,7 @@ def simulate(
         average_regret=float(avg),
         time_integrated_regret=float(tir),
         n_iterations=int(len(recorder)),
-        jitter_events=int(getattr(getattr(algo, "gp", None), "jitter_events", 0)),
+        jitter_events=_jitter_events(algo),
     )
     keys = {"benchmark": [bench.name], "algorithm": [algo.name], "seed": [int(seed)],
             "speed": [float(model.speed)]}

@@ -216,6 +216,7 @@ def fit_hyperparameters(
     n_restarts: int = 0,
     rng: np.random.Generator | None = None,
     fit_noise: bool = True,
+    escape_bounds: bool = True,
 ) -> FitResult:
     """Maximise the LML of ``gp``'s data and install the optimum with ``gp.set_hyperparameters``.
 
@@ -226,6 +227,14 @@ def fit_hyperparameters(
     the noise variance stays at the starting value. Never raises on numerical failure: failed
     factorisations count as ``LML = -inf`` and the best point evaluated wins. All work is
     reported inside ``gp.work.phase("fit")``; escalations are added to ``gp.jitter_events``.
+
+    ``escape_bounds``: when the best point has a lengthscale ON one of its bounds, run one more
+    local optimisation from the same point with that lengthscale moved to the geometric middle of
+    its bounds, and keep whichever likelihood is higher. A lengthscale pinned at a bound is a flat
+    region of the likelihood (e.g. l_T far below the spacing of the samples: every pair looks
+    independent, the gradient vanishes) that warm-started fits never leave; for W-DBO that
+    tiny l_T makes every stored observation look irrelevant and the dataset collapses. The extra
+    run costs one local fit, only when a bound is hit, and is deterministic.
     """
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
@@ -271,6 +280,30 @@ def fit_hyperparameters(
                 options={"maxiter": max_iter, "maxfun": 3 * max_iter, "ftol": FTOL, "gtol": GTOL},
             )
             runs.append(res)
+        if escape_bounds and objective.best_theta is not None:
+            names = parameter_names(gp.kernel, fit_noise)
+            theta = np.clip(objective.best_theta, lo, hi)
+            pinned = [
+                i
+                for i, name in enumerate(names)
+                if name.startswith("lengthscale")
+                and hi[i] > lo[i]
+                and min(theta[i] - lo[i], hi[i] - theta[i]) < 1e-3 * (hi[i] - lo[i])
+            ]
+            if pinned:
+                escape = theta.copy()
+                escape[pinned] = 0.5 * (lo[pinned] + hi[pinned])
+                runs.append(
+                    minimize(
+                        negative,
+                        escape,
+                        jac=True,
+                        method="L-BFGS-B",
+                        bounds=log_bounds,
+                        options={"maxiter": max_iter, "maxfun": 3 * max_iter, "ftol": FTOL,
+                                 "gtol": GTOL},
+                    )
+                )
         gp.jitter_events += objective.jitter_events
         if objective.best_theta is None:
             return FitResult(
