@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.mirror import MIRROR_ROOT
 from tvbo.data.__main__ import main
 from tvbo.data.download import (
     ChecksumError,
@@ -25,7 +26,7 @@ from tvbo.data.download import (
 )
 from tvbo.data.ozone import ozone_url
 
-MIRROR = Path("/work/shared/data")
+MIRROR = MIRROR_ROOT
 INTEL_NAME = "intel/data_2004-03-04_to_08.txt.gz"
 INTEL_SHA = "5efc3a851e60e5ac700f0abca3cdd9478b19b28f39c5d432aa1bd39da8b5a7d9"
 INTEL_SIZE = 6_778_602

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 import xarray as xr
 
+from tests.mirror import MIRROR_ROOT
 from tvbo.data.__main__ import main
 from tvbo.data.intel import parse_intel, prepare_intel, read_mote_locations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "data" / "intel_lines.txt"
-MIRROR = Path("/work/shared/data/intel")
+MIRROR = MIRROR_ROOT / "intel"
 MIRROR_DATA = MIRROR / "data_2004-03-04_to_08.txt.gz"
 LOCS = MIRROR / "mote_locs.txt"
 needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="offline data mirror not present")

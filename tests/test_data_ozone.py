@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
+from tests.mirror import MIRROR_ROOT
 from tvbo.data.__main__ import main
 from tvbo.data.ozone import (
     EPA_COLUMNS,
@@ -23,7 +24,7 @@ from tvbo.data.ozone import (
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "data" / "epa_daily_rows.csv"
-MIRROR = Path("/work/shared/data/ozone")
+MIRROR = MIRROR_ROOT / "ozone"
 MIRROR_ZIP = MIRROR / "daily_44201_2006_nys_subset.zip"
 NYDATA = MIRROR / "NYdata.txt.gz"
 needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="offline data mirror not present")

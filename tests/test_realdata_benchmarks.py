@@ -18,12 +18,13 @@ import xarray as xr
 from scipy.optimize import minimize
 
 import tvbo.benchmarks as B
+from tests.mirror import MIRROR_ROOT
 from tvbo.benchmarks.ozone import fill_missing
 from tvbo.data.download import sha256_file
 from tvbo.data.intel import parse_intel, prepare_intel, read_mote_locations, write_netcdf
 from tvbo.data.ozone import MIRROR_CBSA, prepare_ozone_files
 
-MIRROR = Path("/work/shared/data")
+MIRROR = MIRROR_ROOT
 INTEL_RAW = MIRROR / "intel" / "data_2004-03-04_to_08.txt.gz"
 INTEL_LOCS = MIRROR / "intel" / "mote_locs.txt"
 OZONE_ZIP = MIRROR / "ozone" / "daily_44201_2006_nys_subset.zip"
