@@ -228,3 +228,41 @@ def test_a_query_for_a_future_time_waits_for_it():
     # computing takes 1.001 s; the query asked for t_decide + 2 s, so it is sampled then
     assert rec.columns["t_sample"][k] - rec.columns["t_decide"][k] == pytest.approx(2.0)
     assert rec.compute[k]["fit"] + rec.compute[k]["acquisition"] == pytest.approx(1.001)
+
+
+class AsksTheExpert(FixedWork):
+    """Asks the expert about 3 points before each proposal and keeps the answers."""
+
+    def __init__(self):
+        super().__init__()
+        self.answers = []
+
+    def side_queries(self, t):
+        return np.array([[0.1], [0.5], [0.9]])
+
+    def ingest_side(self, X, T, Y):
+        self.answers.append((X.copy(), T.copy(), Y.copy()))
+
+
+def test_expert_queries_are_simulation_events_with_their_own_cost():
+    algo = AsksTheExpert()
+    engine = Engine(ToyBenchmark(20.0, 0.5), algo, CountedModel(PROFILE), seed=0,
+                    options=EngineOptions(warmup=1, expert_cost=0.25, expert_noise_var=0.0))
+    rec = engine.run()
+    k = 1
+    # 3 expert answers of 0.25 s each, then fit 1 s + acquisition 1 ms
+    assert rec.columns["t_sample"][k] - rec.columns["t_decide"][k] == pytest.approx(0.75 + 1.001)
+    assert rec.expert_queries[k] == 3 and rec.expert_time[k] == pytest.approx(0.75)
+    assert rec.expert_queries[0] == 0  # warm-up asks nobody
+    X, T, Y = algo.answers[0]
+    assert np.allclose(np.diff(T), 0.25)
+    # noiseless expert: the answers are the objective at the answer times
+    assert Y == pytest.approx(engine.benchmark(X, T))
+    ds = rec.iteration_dataset()
+    assert int(ds["expert_queries"].sum()) == 3 * (len(rec) - 1)
+
+
+def test_algorithms_without_an_expert_record_no_side_phase():
+    _, _, rec = run(warmup=1)
+    assert "expert_queries" not in rec.iteration_dataset()
+    assert "side" not in rec.compute[1]

@@ -91,6 +91,19 @@ class Algorithm(ABC):
     def dataset_size(self) -> int:
         """Number of observations currently held."""
 
+    def side_queries(self, t: float) -> np.ndarray | None:
+        """Points (m, d) to ask the EXPERT about before ``propose`` (SparQ-GP-UCB), or None.
+
+        The engine evaluates each on the expert -- a separate participant of the simulation with
+        its own cost and noise (``EngineOptions.expert_cost`` / ``expert_noise_var``) -- on the
+        virtual clock, then hands the answers to :meth:`ingest_side`. Computation done here is
+        charged to the ``side`` phase.
+        """
+        return None
+
+    def ingest_side(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> None:  # noqa: B027
+        """Take the expert's answers ``Y`` at points ``X`` sampled at times ``T``."""
+
     def state(self) -> dict[str, float]:
         """Scalars recorded every iteration as ``state_<name>`` (hyperparameters, n*, ...)."""
         return {}

@@ -3,6 +3,9 @@
 Time semantics of iteration k (DESIGN.md, "Time semantics"):
 
 1. ``t_decide[k] = env.now``: the algorithm reads the clock.
+   (SparQ-GP-UCB) ``side_queries`` may first ask the EXPERT about a few points: each answer
+   occupies the expert for ``expert_cost`` s and has noise ``expert_noise_var``; the answers go
+   to ``ingest_side`` before the proposal (phase ``side``; counts recorded as ``expert_queries``).
 2. ``propose`` computes the query; the clock advances by that call's compute time (fit +
    acquisition, priced by the compute model). With ``lookahead`` the acquisition is optimised
    at the *predicted* sample time ``t_decide + (last propose duration)`` instead of ``t_decide``.
@@ -50,6 +53,10 @@ class EngineOptions:
     lookahead: bool = False
     max_iterations: int | None = None
     evaluators: int = 1
+    #: the expert answering side queries (SparQ-GP-UCB): seconds per answer and noise variance;
+    #: None = the benchmark's evaluation cost / noise variance
+    expert_cost: float | None = None
+    expert_noise_var: float | None = None
 
     def __post_init__(self) -> None:
         if self.warmup < 0:
@@ -62,11 +69,15 @@ class EngineOptions:
             raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations}")
         if self.evaluators < 1:
             raise ValueError(f"evaluators must be >= 1, got {self.evaluators}")
+        for name in ("expert_cost", "expert_noise_var"):
+            value = getattr(self, name)
+            if value is not None and not value >= 0:
+                raise ValueError(f"{name} must be >= 0, got {value!r}")
 
 
 def seed_streams(seed: int) -> dict[str, np.random.Generator]:
     """Independent random streams of one run: a change in one never shifts another."""
-    names = ("warmup", "noise", "algorithm")
+    names = ("warmup", "noise", "algorithm", "expert")
     children = np.random.SeedSequence(int(seed)).spawn(len(names))
     return {n: np.random.default_rng(c) for n, c in zip(names, children, strict=True)}
 
@@ -96,6 +107,11 @@ class Engine:
         self.recorder = Recorder(benchmark.d)
         self.env = simpy.Environment()
         self.evaluator = simpy.Resource(self.env, capacity=self.options.evaluators)
+        self.expert = simpy.Resource(self.env, capacity=1)
+        self.expert_cost = (float(benchmark.cost) if self.options.expert_cost is None
+                            else float(self.options.expert_cost))
+        self.expert_noise_var = (float(benchmark.noise_var) if self.options.expert_noise_var
+                                 is None else float(self.options.expert_noise_var))
         candidates = getattr(benchmark, "candidates", None)
         self.problem = ProblemInfo(
             d=benchmark.d,
@@ -138,8 +154,13 @@ class Engine:
                 x = self._warmup_query()
                 t_query = t_decide
                 propose_charges: dict[str, float] = {}
+                side_charges: dict[str, float] = {}
+                n_expert, expert_time = 0, 0.0
             else:
-                t_query = t_decide + (last_propose if opts.lookahead else 0.0)
+                n_expert, expert_time = yield from self._ask_expert(algo, t_decide)
+                self.work.clear()  # the side phase is priced; propose starts from zero
+                t_decide_query = env.now
+                t_query = t_decide_query + (last_propose if opts.lookahead else 0.0)
                 with self.work.phase("acquisition"):
                     proposal = algo.propose(t_query)
                 wait_until = proposal.at if isinstance(proposal, Query) else None
@@ -170,12 +191,19 @@ class Engine:
 
             f = float(self.benchmark(x, t_sample))
             f_star = float(self.benchmark.refine_f_star(t_sample, x))
-            charges = {p: propose_charges.get(p, 0.0) + ingest_charges.get(p, 0.0)
-                       for p in set(propose_charges) | set(ingest_charges) | set(STANDARD_PHASES)}
+            if not warm:
+                side_charges = self._side_charges
+            charges = {
+                p: propose_charges.get(p, 0.0) + ingest_charges.get(p, 0.0)
+                + side_charges.get(p, 0.0)
+                for p in set(propose_charges) | set(ingest_charges) | set(side_charges)
+                | set(STANDARD_PHASES)
+            }
             self.recorder.add(
                 t_decide=t_decide, t_query=t_query, t_sample=t_sample, t_available=t_available,
                 t_ingested=t_ingested, x=x, y=y, f=f, f_star=f_star, is_warmup=warm,
                 dataset_size=algo.dataset_size(), compute=charges, state=algo.state(),
+                expert_queries=n_expert, expert_time=expert_time,
             )
             k += 1
             zero_streak = zero_streak + 1 if t_ingested == t_decide else 0
@@ -186,6 +214,42 @@ class Engine:
                 )
             if self.progress is not None:
                 self.progress(env.now, self.horizon, k)
+
+    def _ask_expert(self, algo: Algorithm, t_decide: float):
+        """Side queries of this iteration: the algorithm's choice (charged to phase ``side``),
+        then one expert answer per point, each occupying the expert for ``expert_cost`` s."""
+        env = self.env
+        self.work.clear()
+        with self.work.phase("side"):
+            points = algo.side_queries(t_decide)
+        self._side_charges = self._charge("side", "side", False)
+        yield env.timeout(sum(self._side_charges.values()))
+        if points is None or len(points) == 0:
+            if not any(self._side_charges.values()):
+                self._side_charges = {}  # no expert in this algorithm: record no such phase
+            return 0, 0.0
+        points = np.clip(np.asarray(points, float).reshape(-1, self.benchmark.d), 0.0, 1.0)
+        start = env.now
+        times, answers = [], []
+        for x in points:
+            with self.expert.request() as slot:
+                yield slot
+                t = env.now
+                if t > self.horizon:
+                    break
+                noise = self.streams["expert"].normal(0.0, np.sqrt(self.expert_noise_var))
+                answers.append(float(self.benchmark(x, t)) + noise)
+                times.append(t)
+                yield env.timeout(self.expert_cost)
+        if answers:
+            self.work.clear()
+            with self.work.phase("side"):
+                algo.ingest_side(points[: len(answers)], np.asarray(times), np.asarray(answers))
+            more = self._charge("side", "side", False)
+            self._side_charges = {p: self._side_charges.get(p, 0.0) + more.get(p, 0.0)
+                                  for p in set(self._side_charges) | set(more)}
+            yield env.timeout(sum(more.values()))
+        return len(answers), env.now - start
 
     def run(self) -> Recorder:
         """Simulate until the horizon; returns the filled recorder."""

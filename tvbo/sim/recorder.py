@@ -31,9 +31,12 @@ class Recorder:
         self.dataset_size: list[int] = []
         self.compute: list[dict[str, float]] = []
         self.state: list[dict[str, float]] = []
+        self.expert_queries: list[int] = []
+        self.expert_time: list[float] = []
 
     def add(self, *, x: np.ndarray, is_warmup: bool, dataset_size: int,
-            compute: Mapping[str, float], state: Mapping[str, float], **scalars: float) -> None:
+            compute: Mapping[str, float], state: Mapping[str, float], expert_queries: int = 0,
+            expert_time: float = 0.0, **scalars: float) -> None:
         for name in _SCALARS:
             self.columns[name].append(float(scalars[name]))
         self.x.append(np.asarray(x, float).copy())
@@ -41,6 +44,8 @@ class Recorder:
         self.dataset_size.append(int(dataset_size))
         self.compute.append({k: float(v) for k, v in compute.items()})
         self.state.append({k: float(v) for k, v in state.items()})
+        self.expert_queries.append(int(expert_queries))
+        self.expert_time.append(float(expert_time))
 
     def __len__(self) -> int:
         return len(self.x)
@@ -64,6 +69,9 @@ class Recorder:
             data[f"{COMPUTE_PREFIX}{p}"] = (("iteration",), values)
             total += values
         data["compute_total"] = (("iteration",), total)
+        if any(self.expert_queries):
+            data["expert_queries"] = (("iteration",), np.asarray(self.expert_queries, np.int64))
+            data["expert_time"] = (("iteration",), np.asarray(self.expert_time, float))
         for key in sorted({k for s in self.state for k in s}):
             values = np.asarray([s.get(key, np.nan) for s in self.state], float)
             data[f"{STATE_PREFIX}{key}"] = (("iteration",), values)
