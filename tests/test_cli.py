@@ -259,7 +259,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "--noise-var", "0.02", "--time-grid-step", "0.5", "--stamp", "decide", "--lookahead",
         "--benchmark-options", '{"oracle_grid_step": 2}',
         "--algorithm-options", '{"beta": {"kind": "const", "value": 2}}',
-        "--max-iterations", "40",
+        "--max-iterations", "40", "--expert-cost", "0.3", "--expert-noise-var", "0.05",
     ]  # fmt: skip
     status, _, stderr = run_cli(argv, capsys)
     assert status == 0, stderr
@@ -285,6 +285,8 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "benchmark_options": {"oracle_grid_step": 2},
         "algorithm_options": {"beta": {"kind": "const", "value": 2}},
         "max_iterations": 40,
+        "expert_cost": 0.3,
+        "expert_noise_var": 0.05,
     }
     ds = xr.load_dataset(out)
     assert int(ds["seed"].item()) == 7 and float(ds["speed"].item()) == 2.5

@@ -61,6 +61,8 @@ def simulate(
     benchmark_options: dict | None = None,
     algorithm_options: dict | None = None,
     max_iterations: int | None = None,
+    expert_cost: float | None = None,
+    expert_noise_var: float | None = None,
     progress: Callable[[float, float, int], None] | None = None,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
@@ -70,7 +72,8 @@ def simulate(
     ``measured`` or ``polynomial`` (``polynomial`` = coefficients ``a0, a1, ...`` of the compute
     part of R(n)); ``speed`` divides every compute time (what-if studies). ``horizon``, ``cost``
     and ``noise_var`` override the benchmark's table (``cost_table``: metronome | icml).
-    Bad input raises ``ValueError`` naming the problem.
+    ``expert_cost`` / ``expert_noise_var`` set the expert that answers side queries (SparQ-GP-UCB;
+    default: the benchmark's cost and noise). Bad input raises ``ValueError`` naming the problem.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -82,7 +85,8 @@ def simulate(
         raise ValueError(f"noise_var must be >= 0, got {noise_var!r}")
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(warmup=int(warmup), time_grid_step=float(time_grid_step), stamp=stamp,
-                            lookahead=bool(lookahead), max_iterations=max_iterations)
+                            lookahead=bool(lookahead), max_iterations=max_iterations,
+                            expert_cost=expert_cost, expert_noise_var=expert_noise_var)
     if isinstance(benchmark, str):
         try:
             bench = make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,

@@ -265,6 +265,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         benchmark_options=args.benchmark_options,
         algorithm_options=args.algorithm_options,
         max_iterations=args.max_iterations,
+        expert_cost=args.expert_cost,
+        expert_noise_var=args.expert_noise_var,
         progress=progress,
     )
     out = Path(args.out)
@@ -439,6 +441,14 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--max-iterations", type=positive_int, metavar="N", help="stop after N iterations"
+    )
+    p.add_argument(
+        "--expert-cost", type=nonnegative_float, metavar="SECONDS",
+        help="seconds per expert answer (SparQ-GP-UCB side queries; default: benchmark's cost)",
+    )
+    p.add_argument(
+        "--expert-noise-var", type=nonnegative_float, metavar="VAR",
+        help="noise variance of the expert's answers (default: the benchmark's)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)

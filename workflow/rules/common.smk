@@ -128,6 +128,10 @@ def simulate_options(wildcards):
         args.append("--lookahead")
     if config["max_iterations"] is not None:
         args += ["--max-iterations", str(config["max_iterations"])]
+    if config["expert_cost"] is not None:
+        args += ["--expert-cost", repr(float(config["expert_cost"]))]
+    if config["expert_noise_var"] is not None:
+        args += ["--expert-noise-var", repr(float(config["expert_noise_var"]))]
     overrides = config["benchmark_options"].get(wildcards.benchmark, {})
     if overrides.get("cost") is not None:
         args += ["--cost", repr(float(overrides["cost"]))]
