@@ -83,3 +83,15 @@ def test_merge_rejects_empty_and_duplicate_inputs(tmp_path):
     b = write_run(make_run("shekel", "bolt", 0), tmp_path / "b.nc")
     with pytest.raises(ValueError, match="duplicate run keys"):
         merge_runs([a, b])
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = write_run(make_run(), tmp_path / "run.nc")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

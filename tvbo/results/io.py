@@ -97,6 +97,13 @@ def _encoding(ds: xr.Dataset) -> dict[str, dict[str, Any]]:
     }
 
 
+def _umask() -> int:
+    """The process umask (reading it requires setting it; restored at once)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _fsync_directory(directory: Path) -> None:
     """Persist the rename itself; best effort (not every platform can open a directory)."""
     try:
@@ -132,6 +139,7 @@ def write_netcdf_atomic(ds: xr.Dataset, path: str | Path) -> Path:
         ds.to_netcdf(tmp, engine=NETCDF_ENGINE, format="NETCDF4", encoding=_encoding(ds))
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
