@@ -14,18 +14,6 @@ from tvbo.algorithms.components import build_component, register_component
 from tvbo.algorithms.composed import ComposedAlgorithm
 from tvbo.algorithms.presets import PRESETS, build, register_preset
 
-# Modules that register their parts and presets on import (one line each; keep the order).
-# --- algorithm modules: begin ---
-# isort: off
-from tvbo.algorithms import abo  # noqa: E402,F401
-from tvbo.algorithms import bolt  # noqa: E402,F401
-from tvbo.algorithms import resets  # noqa: E402,F401
-from tvbo.algorithms import tvgp  # noqa: E402,F401
-from tvbo.algorithms import wdbo  # noqa: E402,F401
-from tvbo.algorithms import weighted  # noqa: E402,F401
-# isort: on
-# --- algorithm modules: end ---
-
 _CUSTOM: dict[str, Callable[..., Algorithm]] = {}
 
 
@@ -56,6 +44,21 @@ def make(name: str, **options: Any) -> Algorithm:
         raise ValueError(f"unknown algorithm {name!r}; valid: {', '.join(names())}")
     return build(key, **options)
 
+
+# Modules that register their parts and presets on import (one line each; keep the order).
+# --- algorithm modules: begin ---
+# isort: off
+from tvbo.algorithms import abo  # noqa: E402,F401
+from tvbo.algorithms import boke  # noqa: E402,F401
+from tvbo.algorithms import bolt  # noqa: E402,F401
+from tvbo.algorithms import pegpucb  # noqa: E402,F401
+from tvbo.algorithms import resets  # noqa: E402,F401
+from tvbo.algorithms import sparq  # noqa: E402,F401
+from tvbo.algorithms import tvgp  # noqa: E402,F401
+from tvbo.algorithms import wdbo  # noqa: E402,F401
+from tvbo.algorithms import weighted  # noqa: E402,F401
+# isort: on
+# --- algorithm modules: end ---
 
 __all__ = [
     "Algorithm",

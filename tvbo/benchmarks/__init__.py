@@ -144,3 +144,19 @@ register("temperature", make_temperature)
 register("temperature-sensors", make_temperature_sensors)
 register("ozone", make_ozone)
 register("ozone-sensors", make_ozone_sensors)
+
+# toy problem of PE-GP-UCB [P2]: eleven candidate priors of ten hills, alternating search space
+from tvbo.benchmarks.hills import make_hills  # noqa: E402
+
+register("hills", make_hills)
+
+# the BOKE paper's static benchmarks (time-invariant; exact optima): see tvbo.benchmarks.static
+from tvbo.benchmarks.static import STATIC, static_factory  # noqa: E402
+
+for _name, _cls in STATIC.items():
+    register(_name, static_factory(_cls))
+
+# SparQ-GP-UCB's 1-D synthetic moving bump (Mauduit et al., §4.1)
+from tvbo.benchmarks.moving_bump import make_moving_bump  # noqa: E402
+
+register("moving-bump", make_moving_bump)

@@ -1,0 +1,359 @@
+"""PE-GP-UCB [P2], its baselines (MLE, fully Bayesian, Regret Balancing) and the hills toy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+import tvbo
+from tvbo.algorithms import ProblemInfo, make, names
+from tvbo.algorithms import pegpucb as pe
+from tvbo.benchmarks import make as make_benchmark
+from tvbo.benchmarks.hills import TRUE_PRIOR, AlternatingSearchSpace, HillsShape, hills_priors
+from tvbo.sim.work import WorkCounter
+
+assert pe.register_algorithms() == []  # registered when the package was imported
+
+SPACE = {"step_seconds": 1.0, "exclude": [0.05, 0.17], "period": 2}
+ALGS = ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing", "random-search")
+
+
+def setup(alg, candidates, seed=0):
+    alg.setup(
+        ProblemInfo(d=candidates.shape[1], candidates=candidates),
+        np.random.default_rng(seed),
+        WorkCounter(),
+        clock=lambda: 0.0,
+    )
+    return alg
+
+
+def dense_posterior(prior, X, y, Xs):
+    """Independent dense-solve posterior under a static prior (no incremental Cholesky)."""
+    K = prior.kernel(X, np.zeros(len(X)), X, np.zeros(len(X))) + prior.noise_var * np.eye(len(X))
+    Ks = prior.kernel(Xs, np.zeros(len(Xs)), X, np.zeros(len(X)))
+    mean = prior.mean_at(Xs) + Ks @ np.linalg.solve(K, y - prior.mean_at(X))
+    var = prior.signal_var - np.einsum("ij,ji->i", Ks, np.linalg.solve(K, Ks.T))
+    return mean, np.sqrt(var), K
+
+
+def test_registered():
+    assert set(ALGS) <= set(names())
+
+
+# -- the per-prior GP --------------------------------------------------------------------------
+def test_prior_gp_matches_dense_solve_and_likelihood():
+    rng = np.random.default_rng(1)
+    prior = pe.CandidatePrior(
+        space_kernel="matern52", signal_var=0.7, lengthscale_space=0.3, noise_var=0.05, mean=0.4
+    )
+    X, y, Xs = rng.uniform(size=(12, 2)), rng.normal(size=12), rng.uniform(size=(7, 2))
+    gp = pe.PriorGP(prior, 2, WorkCounter())
+    for x, v in zip(X, y, strict=True):
+        gp.append(x, 0.0, v)
+    mean, sd = gp.predict(Xs, 0.0)
+    m_ref, sd_ref, K = dense_posterior(prior, X, y, Xs)
+    np.testing.assert_allclose(mean, m_ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(sd, sd_ref, rtol=1e-8, atol=1e-10)
+    ref = multivariate_normal(np.full(12, 0.4), K).logpdf(y)
+    assert gp.log_marginal_likelihood() == pytest.approx(ref, rel=1e-10)
+
+
+def test_prior_gp_temporal_factor_and_hills_mean():
+    prior = pe.CandidatePrior(signal_var=1.0, lengthscale_space=0.2, epsilon=0.19, time_unit=2.0)
+    x = np.array([[0.3]])
+    # (1 - eps)^(|t - t'| / (2 time_unit)) with |t-t'| = 8 s = 4 units: 0.81^2
+    assert prior.kernel(x, np.array([0.0]), x, np.array([8.0]))[0, 0] == pytest.approx(0.81**2)
+    hp = pe.CandidatePrior(mean="hills:2")
+    centres = HillsShape().centres
+    m = hp.mean_at(centres[:, None])
+    neighbours = 2 * math.exp(-0.5 * (1 / 9 / 0.03) ** 2)  # the two adjacent small hills
+    assert np.argmax(m) == 1 and m[1] == pytest.approx(3.0 + neighbours, abs=1e-5)
+
+
+# -- PE-GP-UCB's defining behaviour ----------------------------------------------------------
+def two_priors(wrong_mean=5.0):
+    base = {"space_kernel": "rbf", "signal_var": 0.05, "lengthscale_space": 0.2, "noise_var": 0.01}
+    return [{**base, "mean": 0.0}, {**base, "mean": wrong_mean}]
+
+
+def test_eliminates_a_prior_whose_errors_exceed_the_bound():
+    cands = np.linspace(0, 1, 21)[:, None]
+    alg = setup(make("pe-gp-ucb", priors=two_priors(), horizon_steps=50), cands)
+    rng = np.random.default_rng(0)
+    x = alg.propose(0.0)
+    assert alg.selected == 1  # the wrong prior claims 5: it is the optimistic one
+    width = alg._pending[3]
+    y = 0.1 * rng.normal()  # f = 0 (the true prior's mean), noise R = 0.1
+    alg.ingest(x, 0.0, y, now=1.0, warmup=False)
+    # independent check of the test: |eta| > sqrt(xi_1 * 1) + beta_1 sigma_0(x)
+    xi = 2 * 0.01 * math.log(2 * math.pi**2 / (3 * 0.1))
+    assert abs(y - 5.0) > math.sqrt(xi) + width
+    s = alg.state()
+    assert s["eliminated_prior"] == 1 and s["n_priors"] == 1
+    assert not alg.active[1] and alg.active[0]
+    for k in range(1, 15):  # never comes back, and the true prior survives
+        x = alg.propose(float(k))
+        assert alg.selected == 0
+        alg.ingest(x, float(k), 0.1 * rng.normal(), now=k + 1.0, warmup=False)
+    assert alg.active.tolist() == [True, False]
+
+
+def test_elimination_test_uses_the_pre_update_sigma():
+    cands = np.linspace(0, 1, 11)[:, None]
+    alg = setup(make("pe-gp-ucb", priors=two_priors(0.0), beta=2.0), cands)
+    prior = alg.priors[0]
+    rng = np.random.default_rng(3)
+    X, Y = [], []
+    for k in range(6):
+        x = alg.propose(float(k))
+        p, beta = alg.selected, math.sqrt(2.0)
+        before = alg.sum_width[p]
+        y = float(rng.normal(0, 0.2))
+        alg.ingest(x, float(k), y, now=k + 1.0, warmup=False)
+        if X:
+            _, sd_pre, _ = dense_posterior(prior, np.array(X), np.array(Y), x[None])
+        else:
+            sd_pre = np.array([math.sqrt(prior.signal_var)])
+        X.append(x)
+        Y.append(y)
+        _, sd_post, _ = dense_posterior(prior, np.array(X), np.array(Y), x[None])
+        added = alg.sum_width[p] - before
+        assert added == pytest.approx(beta * sd_pre[0], rel=1e-9)
+        assert added > beta * sd_post[0] * (1 + 1e-6)  # the post-update width is smaller
+
+
+def test_at_most_one_elimination_per_step_and_keep_last():
+    cands = np.linspace(0, 1, 5)[:, None]
+    alg = setup(make("pe-gp-ucb", priors=two_priors()), cands)
+    # only the selected prior is tested: a huge error is charged to prior 0 alone
+    assert alg.record_error(0, 100.0, 0.0, 1)
+    assert alg.active.tolist() == [False, True]
+    assert not alg.record_error(1, 100.0, 0.0, 2)  # keep_last: the last prior stays
+    strict = setup(make("pe-gp-ucb", priors=two_priors(), keep_last=False), cands)
+    strict.record_error(0, 100.0, 0.0, 1)
+    with pytest.raises(RuntimeError, match="last surviving"):
+        strict.record_error(1, 100.0, 0.0, 2)
+
+
+def run_toy(name, seed, steps=60, **opts):
+    """Drive an algorithm on the hills toy one step at a time (one query per step)."""
+    bench = make_benchmark("hills", instance_seed=seed, steps=steps)
+    alg = setup(
+        make(name, search_space=SPACE, horizon_steps=steps, **opts), bench.candidates, seed=seed
+    )
+    rng = np.random.default_rng(1000 + seed)
+    regret = []
+    for k in range(steps):
+        t = float(k)
+        x = np.asarray(alg.propose(t))
+        assert bench.available(x[None], t)[0], "query outside X_t"
+        alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 1.0, warmup=False)
+        regret.append(bench.f_star(t) - bench(x, t))
+    return alg, np.array(regret)
+
+
+def test_true_prior_is_never_eliminated_on_30_seeds_of_the_toy():
+    eliminated_true, eliminated_wrong = 0, 0
+    for seed in range(30):
+        alg, regret = run_toy("pe-gp-ucb", seed)
+        eliminated_true += int(not alg.active[TRUE_PRIOR])
+        eliminated_wrong += int((~alg.active).sum())
+        assert np.all(regret >= -1e-12)
+    assert eliminated_true == 0
+    assert eliminated_wrong >= 30  # and it does eliminate wrong priors (more than one per run)
+
+
+# -- baselines --------------------------------------------------------------------------------
+def test_mle_selects_the_maximum_likelihood_prior():
+    alg, _ = run_toy("mle-prior", 0, steps=20)
+    X = alg.gps[0].X
+    ys = alg.gps[0].y
+    ref = [
+        multivariate_normal(
+            p.mean_at(X), p.kernel(X, alg.gps[0].T, X, alg.gps[0].T) + p.noise_var * np.eye(len(X))
+        ).logpdf(ys)
+        for p in alg.priors
+    ]
+    x = alg.propose(20.0)
+    assert alg.selected == int(np.argmax(ref))
+    np.testing.assert_allclose(alg.log_evidence, ref, rtol=1e-9)
+    assert x.shape == (1,)
+
+
+def test_bayes_posterior_over_priors():
+    alg, regret = run_toy("bayes-prior", 1, steps=20)
+    alg.propose(20.0)
+    assert alg.posterior.sum() == pytest.approx(1.0)
+    lml = np.array([g.log_marginal_likelihood() for g in alg.gps])
+    ref = np.exp(lml - lml.max()) / np.exp(lml - lml.max()).sum()
+    np.testing.assert_allclose(alg.posterior, ref, rtol=1e-12)
+    assert alg.state()["selected_prior"] == np.argmax(ref)
+    assert np.all(regret >= -1e-12)
+
+
+def test_regret_balancing_plays_least_played_prior():
+    alg, _ = run_toy("regret-balancing", 2, steps=11)
+    # R^p(t) = t: the first |U| steps play each prior exactly once
+    assert alg.count.tolist() == [1] * 11 or alg.active.sum() < 11
+    alg2, _ = run_toy("regret-balancing", 2, steps=40)
+    assert alg2.active.sum() >= 1
+    played = alg2.count[alg2.active]
+    assert played.max() - played.min() <= 1 or alg2.active.sum() == 1
+
+
+def test_random_search_stays_in_the_search_space():
+    alg, regret = run_toy("random-search", 3, steps=30)  # run_toy asserts x in X_t
+    assert alg.dataset_size() == 30 and np.all(regret >= -1e-12)
+
+
+# -- the hills benchmark ----------------------------------------------------------------------
+def test_hills_oracle_and_alternating_search_space():
+    bench = make_benchmark("hills", instance_seed=4)
+    grid = bench.candidates
+    even, odd = 10.0, 11.0
+    assert bench.available(grid, even).all()
+    mask = bench.available(grid, odd)
+    assert not mask[np.abs(grid[:, 0] - 1 / 9) < 0.05].any()  # the true tall hill is excluded
+    assert bench.f_star(even) == pytest.approx(bench.values.max())
+    assert bench.f_star(odd) == pytest.approx(bench.values[mask].max())
+    assert bench.f_star(odd) < bench.f_star(even) - 0.5
+    # an unavailable query never raises f*: regret stays measured against max over X_t
+    top = grid[np.argmax(bench.values)]
+    assert bench.refine_f_star(odd, top) == pytest.approx(bench.values[mask].max())
+    assert bench.horizon == 100 and bench.cost == 1.0
+    space = AlternatingSearchSpace(step_seconds=2.0, period=3)
+    assert [space.restricted(t) for t in (0.0, 2.0, 4.0, 5.9, 6.0)] == [
+        False,
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert len(hills_priors()) == 11
+
+
+def test_simulate_end_to_end_one_query_per_step():
+    ds = tvbo.simulate(
+        "hills",
+        "pe-gp-ucb",
+        seed=0,
+        compute="polynomial",
+        polynomial=[0.0],
+        warmup=0,
+        benchmark_options={"steps": 25},
+        algorithm_options={"search_space": SPACE, "horizon_steps": 25},
+    ).squeeze()
+    np.testing.assert_allclose(ds["t_sample"].values, np.arange(25.0))
+    assert np.all(ds["regret"].values >= -1e-12)
+    for key in ("state_selected_prior", "state_n_priors", "state_eliminated_prior"):
+        assert key in ds
+
+
+# -- bad input --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"priors": []}, "empty"),
+        ({"priors": "nope"}, "valid: hills"),
+        ({"priors": [{"space_kernel": "cosine"}]}, "valid names"),
+        ({"priors": [{"lengthscale": 1.0}]}, "unknown key"),
+        ({"priors": [{"noise_var": 0.0}]}, "noise_var"),
+        ({"priors": [{"mean": "hills:12"}]}, "0..10"),
+        ({"delta": 1.5}, "delta"),
+        ({"beta": "bogus"}, "valid"),
+        ({"search_space": {"exclude": [0.5, 0.2]}}, "band"),
+        ({"search_space": {"width": 1}}, "unknown search_space"),
+    ],
+)
+def test_bad_input(options, message):
+    for name in ALGS:
+        with pytest.raises(ValueError, match=message):
+            make(name, **options)
+
+
+def test_bad_benchmark_options():
+    with pytest.raises(TypeError, match="valid options"):
+        make_benchmark("hills", hill_count=3)
+    with pytest.raises(ValueError, match="steps"):
+        make_benchmark("hills", steps=0)
+
+
+# -- Intel priors (empirical covariance x (1 - eps)^(|t - t'| / 2)) -------------------------
+def test_kronecker_likelihood_matches_dense():
+    rng = np.random.default_rng(5)
+    Y = rng.normal(size=(6, 3))
+    B = rng.normal(size=(3, 3))
+    C = B @ B.T + 0.1 * np.eye(3)
+    k = np.arange(6)
+    A = 0.8 ** (np.abs(k[:, None] - k[None, :]) / 2)
+    dense = multivariate_normal(np.zeros(18), np.kron(A, C) + 0.3 * np.eye(18)).logpdf(Y.ravel())
+    assert pe.kronecker_log_likelihood(Y, C, 0.2, 0.3) == pytest.approx(dense, rel=1e-10)
+
+
+def test_empirical_prior_kernel():
+    C = np.array([[2.0, 0.5], [0.5, 1.0]])
+    locs = np.array([[0.1, 0.2], [0.7, 0.4]])
+    prior = pe.CandidatePrior(
+        space_kernel="empirical",
+        covariance=C,
+        locations=locs,
+        epsilon=0.36,
+        time_unit=10.0,
+        mean=20.0,
+    )
+    K = prior.kernel(locs, np.array([0.0, 0.0]), locs, np.array([20.0, 20.0]))
+    np.testing.assert_allclose(K, C * 0.64)  # (1 - 0.36)^(2 steps / 2)
+    new = np.array([[0.5, 0.5]])  # a sensor the prior's day did not have
+    assert prior.prior_var(new)[0] == pytest.approx(1.5)
+    assert prior.kernel(new, np.zeros(1), locs, np.zeros(2)).tolist() == [[0.0, 0.0]]
+    with pytest.raises(ValueError, match="covariance"):
+        pe.CandidatePrior(space_kernel="empirical")
+
+
+def test_intel_priors_from_a_prepared_day():
+    from pathlib import Path
+
+    path = Path("data/intel/intel_2004-03-06.nc")
+    if not path.is_file():
+        pytest.skip("prepared Intel day not present (snakemake data rules make it)")
+    (prior,) = pe.parse_priors(
+        {
+            "set": "intel",
+            "paths": [str(path)],
+            "step_seconds": 12.5,
+            "epsilon_grid": [0.0, 0.05, 0.5],
+        }
+    )
+    bench = make_benchmark("temperature-sensors", path=str(path), step_seconds=12.5)
+    assert prior.covariance.shape == (len(bench.candidates),) * 2
+    assert prior.epsilon in (0.0, 0.05, 0.5) and prior.time_unit == 12.5
+    # a prior whose mean is off by far more than its first confidence width beta_1 sigma_0
+    beta1 = math.sqrt(2 * math.log(100 * len(bench.candidates) * math.pi**2 / 0.3))
+    offset = 3.0 * beta1 * math.sqrt(np.max(np.diag(prior.covariance)))
+    alg = setup(
+        make(
+            "pe-gp-ucb",
+            priors=[
+                prior,
+                pe.CandidatePrior(
+                    space_kernel="empirical",
+                    covariance=prior.covariance,
+                    locations=prior.locations,
+                    mean=prior.mean + offset,
+                    time_unit=12.5,
+                    noise_var=0.16,
+                ),
+            ],
+        ),
+        bench.candidates,
+    )
+    rng = np.random.default_rng(0)
+    for k in range(8):
+        t = 12.5 * k
+        x = alg.propose(t)
+        alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 12.5, warmup=False)
+    assert alg.active.tolist() == [True, False]  # the shifted prior is eliminated

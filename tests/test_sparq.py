@@ -1,0 +1,364 @@
+"""SparQ-GP-UCB (Mauduit, Berthier & Simonetto): injection, discarding, the M-DPP sampler, the
+expert on the virtual clock, and the moving-bump benchmark."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+import tvbo
+import tvbo.algorithms
+import tvbo.benchmarks
+from tvbo.algorithms import ProblemInfo, sparq
+from tvbo.algorithms.dpp import greedy_map, mdpp_probabilities, sample_mdpp, swap_ratio
+from tvbo.algorithms.sparq import (
+    HeteroscedasticGP,
+    SparQGPUCB,
+    discard_threshold,
+    injected_variance,
+    kept_mask,
+    n_expert_queries,
+)
+from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.sim.work import WorkCounter
+
+assert sparq.register_algorithms() == []  # registered when the package was imported
+
+FAST = {"n_restarts": 4, "raw_samples": 64, "maxiter": 30, "fit_max_iter": 15, "mcmc_factor": 0.5}
+
+
+def rbf_gram(x: np.ndarray, ls: float) -> np.ndarray:
+    return np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / ls**2)
+
+
+# -- the formulas ---------------------------------------------------------------------------
+def test_injected_variance_follows_eq_10_and_the_drift_variant():
+    ages = np.array([0.0, 1.0, 2.0, 7.0])
+    assert injected_variance(ages, 0.01) == pytest.approx(0.01 * np.array([1, 2, 5, 50]))
+    drift = injected_variance(ages, 0.01, injection="drift", drift=0.5)
+    assert drift == pytest.approx(0.25 * ages**2 / 3 + 0.01)
+    with pytest.raises(ValueError, match="valid: paper, drift"):
+        injected_variance(ages, 0.01, injection="linear")
+
+
+def test_discarding_keeps_the_ages_the_threshold_allows():
+    # sigma^2 (a^2 + 1) <= sigma^2 ln t  <=>  a <= sqrt(ln t - 1) (spec §A.4.2 table)
+    for t, kept_ages in (
+        (2, []),
+        (5, [0]),
+        (8, [0, 1]),
+        (148, [0, 1]),
+        (149, [0, 1, 2]),
+        (500, [0, 1, 2]),
+    ):
+        ages = np.arange(t, dtype=float)[::-1]  # oldest first, newest (age 0) last
+        var = injected_variance(ages, 0.01)
+        keep = kept_mask(var, discard_threshold(t, 0.01), keep_newest=False)
+        assert sorted(ages[keep].astype(int).tolist()) == kept_ages, t
+    # the guard keeps the fresh observation even when ln t < 1
+    var = injected_variance(np.array([1.0, 0.0]), 0.01)
+    assert kept_mask(var, discard_threshold(2, 0.01)).tolist() == [False, True]
+    assert discard_threshold(100, 0.02, kind="power", exponent=0.2) == pytest.approx(
+        0.02 * 100**0.2
+    )
+    assert discard_threshold(0.5, 0.01) == -math.inf
+
+
+def test_number_of_expert_queries():
+    assert n_expert_queries(500) == math.ceil(6 * math.log(500)) == 38
+    assert n_expert_queries(1) == 0 and n_expert_queries(15, scale=2.0) == 6
+    assert n_expert_queries(500, fixed=7) == 7
+
+
+def test_algorithm_discards_by_age_in_steps():
+    alg = SparQGPUCB(noise_var=0.01, **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    for i in range(10):
+        alg.ingest(np.array([i / 10]), float(i), 1.0, now=float(i), warmup=True)
+    # t = 10: ages 9..0; variances 0.01 (a^2 + 1); kept a <= sqrt(ln 10 - 1) = 1.14
+    assert alg.ages() == pytest.approx(np.arange(9, -1, -1))
+    assert alg.injected() == pytest.approx(0.01 * (np.arange(9, -1, -1.0) ** 2 + 1))
+    assert alg.kept().tolist() == [False] * 8 + [True, True]
+    assert alg.threshold() == pytest.approx(0.01 * math.log(10))
+    assert alg.dataset_size() == 2
+
+
+def test_algorithm_ages_in_time_units():
+    alg = SparQGPUCB(noise_var=0.01, age_unit="time", time_unit=2.0, **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    for t in (0.0, 3.0, 10.0):
+        alg.ingest(np.array([0.5]), t, 1.0, now=t + 1, warmup=True)
+    assert alg.ages(now=20.0) == pytest.approx([10.0, 8.5, 5.0])
+    assert alg.current_t(20.0) == pytest.approx(10.0)
+
+
+# -- the heteroscedastic posterior ------------------------------------------------------------
+def test_heteroscedastic_posterior_matches_a_dense_solve_and_finite_differences():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(7, 2))
+    y = rng.normal(size=7) + 3.0
+    noise = rng.uniform(0.01, 0.5, size=7)
+    hp = Hyperparameters(
+        signal_var=1.7, lengthscale_space=0.3, lengthscale_time=None, noise_var=0.01
+    )
+    kern = SeparableKernel(space="rbf", time=None)
+    gp = HeteroscedasticGP(kern, hp, X, y, noise, y_mean=3.0, y_std=2.0)
+    Xq = rng.uniform(size=(5, 2))
+
+    def k(A, B):
+        d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+        return 1.7 * np.exp(-0.5 * d2 / 0.09)
+
+    C = k(X, X) + np.diag(noise / 4.0)
+    ks = k(Xq, X)
+    mean = 3.0 + 2.0 * ks @ np.linalg.solve(C, (y - 3.0) / 2.0)
+    var = 4.0 * (1.7 - np.einsum("ij,ji->i", ks, np.linalg.solve(C, ks.T)))
+    pred = gp.predict(Xq, grad=True)
+    assert pred.mean == pytest.approx(mean, rel=1e-9)
+    assert pred.var == pytest.approx(var, rel=1e-8)
+    h = 1e-6
+    for j in range(2):
+        e = np.zeros(2)
+        e[j] = h
+        up, dn = gp.predict(Xq + e), gp.predict(Xq - e)
+        assert pred.dmean[:, j] == pytest.approx((up.mean - dn.mean) / (2 * h), abs=1e-5)
+        assert pred.dvar[:, j] == pytest.approx((up.var - dn.var) / (2 * h), abs=1e-5)
+    # beta's log term: 1/2 log det(Sigma + K) - 1/2 log det(Sigma)
+    gain = 0.5 * (np.linalg.slogdet(C)[1] - np.sum(np.log(noise / 4.0)))
+    assert gp.information_gain() == pytest.approx(gain, rel=1e-10)
+
+
+def test_paper_beta_is_theorem_3_1():
+    alg = SparQGPUCB(noise_var=0.01, delta=0.05, rkhs_norm=0.5, **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    for i in range(6):
+        alg.ingest(np.array([i / 6]), float(i), float(np.sin(i)), now=float(i), warmup=True)
+    alg.ingest_side(np.array([[0.1], [0.9]]), np.zeros(2), np.array([0.3, -0.2]))
+    post = alg.build_posterior()
+    expected = math.sqrt(2 * math.log(2 / 0.05) + 2 * post.information_gain()) + 0.5
+    assert alg.root_beta(post) == pytest.approx(expected)
+    wdbo = SparQGPUCB(beta="wdbo", **FAST)
+    wdbo.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    assert wdbo.root_beta(post) == pytest.approx(math.sqrt(0.2 * math.log(2 * post.n)))
+
+
+# -- the M-DPP sampler -------------------------------------------------------------------------
+def test_swap_ratio_equals_the_determinant_ratio():
+    rng = np.random.default_rng(2)
+    K = rbf_gram(rng.uniform(size=9), 0.3)
+    Z = np.array([0, 4, 7])
+    A = np.linalg.inv(K[np.ix_(Z, Z)])
+    for pos, j in ((0, 1), (1, 8), (2, 3)):
+        Z2 = Z.copy()
+        Z2[pos] = j
+        exact = np.linalg.det(K[np.ix_(Z2, Z2)]) / np.linalg.det(K[np.ix_(Z, Z)])
+        assert swap_ratio(K, Z, A, pos, j) == pytest.approx(exact, rel=1e-8)
+
+
+def test_greedy_start_maximises_the_determinant_greedily():
+    rng = np.random.default_rng(3)
+    K = rbf_gram(rng.uniform(size=8), 0.2)
+    chosen = greedy_map(K, 3)
+    # independent check: at every stage the pick maximises det of the enlarged set
+    for m in range(1, 4):
+        prefix = list(chosen[: m - 1])
+        dets = {
+            j: np.linalg.det(K[np.ix_(prefix + [j], prefix + [j])])
+            for j in range(8)
+            if j not in prefix
+        }
+        assert chosen[m - 1] == max(dets, key=dets.get)
+
+
+def test_mcmc_frequencies_match_the_enumerated_mdpp():
+    # 6 points, 2 near-duplicate pairs: the exact M-DPP strongly avoids them
+    x = np.array([0.0, 0.02, 0.5, 0.52, 1.0, 0.75])
+    K = rbf_gram(x, 0.25)
+    exact = mdpp_probabilities(K, 2)
+    rng = np.random.default_rng(4)
+    counts: Counter = Counter()
+    Z = None
+    n_draws, thin = 6000, 4
+    for _ in range(200):  # burn-in from the greedy start
+        Z = sample_mdpp(K, 2, 1, rng, init=Z).indices if Z is not None else greedy_map(K, 2)
+    for _ in range(n_draws):
+        Z = sample_mdpp(K, 2, thin, rng, init=Z).indices
+        counts[tuple(int(i) for i in Z)] += 1
+    empirical = {S: counts[S] / n_draws for S in exact}
+    tv = 0.5 * sum(abs(empirical[S] - exact[S]) for S in exact)
+    assert tv < 0.05
+    # and the law favours diversity: the near-duplicate pairs are rare, far pairs common
+    assert empirical[(0, 1)] < 0.02 and empirical[(2, 3)] < 0.02
+    assert exact[(0, 4)] > 1 / len(exact) and empirical[(0, 4)] > 1 / len(exact)
+    uniform_tv = 0.5 * sum(abs(1 / len(exact) - exact[S]) for S in exact)
+    assert uniform_tv > 0.15
+
+
+def test_sampler_returns_the_requested_size_of_distinct_indices():
+    rng = np.random.default_rng(5)
+    K = rbf_gram(rng.uniform(size=30), 0.1)
+    s = sample_mdpp(K, 7, 200, rng)
+    assert s.indices.shape == (7,) and len(set(s.indices.tolist())) == 7
+    assert s.logdet == pytest.approx(
+        np.linalg.slogdet(K[np.ix_(s.indices, s.indices)])[1], abs=1e-6
+    )
+    assert 0.0 <= s.acceptance <= 1.0
+    full = sample_mdpp(K, 30, 10, rng)
+    assert full.indices.tolist() == list(range(30))
+
+
+def test_sampler_rejects_bad_sizes():
+    K = rbf_gram(np.linspace(0, 1, 5), 0.3)
+    with pytest.raises(ValueError, match=r"M = 6 is larger than the candidate set \(N = 5\)"):
+        sample_mdpp(K, 6, 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="integer >= 1"):
+        greedy_map(K, 0)
+    with pytest.raises(ValueError, match="n_steps"):
+        sample_mdpp(K, 2, -1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="square"):
+        sample_mdpp(K[:3], 2, 1, np.random.default_rng(0))
+
+
+def test_exact_probabilities_are_normalised_determinants():
+    K = rbf_gram(np.array([0.0, 0.3, 0.9, 1.0]), 0.4)
+    p = mdpp_probabilities(K, 2)
+    total = sum(np.linalg.det(K[np.ix_(S, S)]) for S in combinations(range(4), 2))
+    assert p[(0, 2)] == pytest.approx(np.linalg.det(K[np.ix_([0, 2], [0, 2])]) / total)
+    assert sum(p.values()) == pytest.approx(1.0)
+
+
+# -- the algorithm's side queries ----------------------------------------------------------------
+def test_side_queries_are_distinct_past_inputs_of_size_q():
+    alg = SparQGPUCB(**FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    xs = np.random.default_rng(1).uniform(size=30)
+    for i, x in enumerate(xs):
+        alg.ingest(np.array([x]), float(i), 1.0, now=float(i), warmup=True)
+    pts = alg.side_queries(30.0)
+    assert pts.shape == (n_expert_queries(30), 1)
+    assert len(np.unique(pts)) == len(pts)
+    assert np.all(np.isin(pts[:, 0], xs))
+    # duplicates in the history shrink the ground set; Q_t is capped at its size
+    alg2 = SparQGPUCB(n_queries=10, **FAST)
+    alg2.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    for i in range(12):
+        alg2.ingest(np.array([0.25 * (i % 3)]), float(i), 1.0, now=float(i), warmup=True)
+    assert sorted(alg2.side_queries(12.0)[:, 0].tolist()) == [0.0, 0.25, 0.5]
+
+
+def test_bad_options_are_rejected_with_valid_choices():
+    with pytest.raises(ValueError, match="valid: step, time"):
+        SparQGPUCB(age_unit="day")
+    with pytest.raises(ValueError, match="valid: all, discarded"):
+        SparQGPUCB(ground_set="recent")
+    with pytest.raises(ValueError, match="query_scale"):
+        SparQGPUCB(query_scale=0)
+    with pytest.raises(ValueError, match="threshold_exponent"):
+        SparQGPUCB(threshold="power", threshold_exponent=0.5)
+    with pytest.raises(ValueError, match="delta"):
+        SparQGPUCB(delta=1.5)
+    with pytest.raises(ValueError, match="unknown algorithm 'sparq'"):
+        tvbo.algorithms.make("sparq")
+
+
+# -- the engine: expert on the virtual clock ---------------------------------------------------
+def test_expert_queries_advance_the_clock_by_their_cost():
+    kwargs = dict(seed=0, horizon=30.0, warmup=5, compute="polynomial", polynomial=[0.0])
+    free = tvbo.simulate("moving-bump", SparQGPUCB(**FAST), expert_cost=0.0, **kwargs)
+    paid = tvbo.simulate("moving-bump", SparQGPUCB(**FAST), expert_cost=0.1, **kwargs)
+    q = paid["expert_queries"].values.ravel()
+    warm = paid["is_warmup"].values.ravel()
+    assert np.all(q[warm] == 0) and np.all(q[~warm] > 0)
+    # no compute charged: an iteration = its expert answers + one 1 s evaluation
+    gap = np.diff(paid["t_decide"].values.ravel())
+    assert gap == pytest.approx(1.0 + 0.1 * q[:-1])
+    assert paid["expert_time"].values.ravel() == pytest.approx(0.1 * q)
+    assert free["expert_time"].values.ravel() == pytest.approx(0.0)
+    assert free.sizes["iteration"] > paid.sizes["iteration"]
+    with pytest.raises(ValueError, match="expert_cost must be >= 0"):
+        tvbo.simulate("moving-bump", SparQGPUCB(**FAST), expert_cost=-1.0, **kwargs)
+
+
+def test_end_to_end_by_name_records_expert_queries_and_state():
+    ds = tvbo.simulate(
+        "moving-bump",
+        "sparq-gp-ucb",
+        seed=1,
+        horizon=25.0,
+        warmup=5,
+        expert_cost=0.0,
+        algorithm_options=FAST,
+    )
+    assert "sparq-gp-ucb" in tvbo.algorithms.names()
+    q = ds["expert_queries"].values.ravel()
+    warm = ds["is_warmup"].values.ravel()
+    steps = ds["state_history_size"].values.ravel()[~warm]
+    # Q_t = min(ceil(6 ln t), distinct past inputs) with t = observations so far
+    expected = [min(n_expert_queries(t), t) for t in (steps - 1).astype(int)]
+    assert q[~warm].tolist() == expected
+    assert np.all(ds["state_n_kept"].values.ravel()[~warm] >= 1)
+    assert ds["dataset_size"].values.ravel()[-1] == pytest.approx(
+        ds["state_n_kept"].values.ravel()[-1] + ds["state_n_expert"].values.ravel()[-1]
+    )
+    assert np.isfinite(float(ds["average_regret"].values.ravel()[0]))
+
+
+# -- the moving-bump benchmark -------------------------------------------------------------------
+def test_moving_bump_is_the_papers_function_with_an_exact_oracle():
+    b = tvbo.benchmarks.make("moving-bump")
+    assert (b.d, b.horizon, b.noise_var, b.cost) == (1, 500.0, 0.01, 1.0)
+    z, s = 3.0, 17.0
+    x = np.array([(z + 50) / 100])
+    f = math.exp(-0.05 * (z - 5 * math.sin(0.1 * s)) ** 2) + 0.5 * math.cos(0.2 * z) + 1.5
+    assert b(x, s) == pytest.approx(f)
+    # oracle against a brute-force grid (spacing 1e-3 in z)
+    grid = np.linspace(0, 1, 100001)[:, None]
+    for t in (0.0, 15.7, 250.0, 499.0):
+        assert b.f_star(t) >= b(grid, t).max() - 1e-9
+        assert b.f_star(t) - b(grid, t).max() < 1e-6
+    # step_seconds maps the paper's step onto the virtual clock
+    slow = tvbo.benchmarks.make("moving-bump", step_seconds=2.0)
+    assert slow.horizon == 1000.0 and slow.cost == 2.0
+    assert slow(x, 2 * s) == pytest.approx(f)
+
+
+def test_moving_bump_options_are_validated():
+    with pytest.raises(TypeError, match="valid options"):
+        tvbo.benchmarks.make("moving-bump", amplitude=3)
+    with pytest.raises(ValueError, match="step_seconds"):
+        tvbo.benchmarks.make("moving-bump", step_seconds=0)
+    with pytest.raises(ValueError, match="steps"):
+        tvbo.benchmarks.make("moving-bump", steps=0)
+
+
+def test_discarded_ground_set_never_queries_kept_points():
+    alg = SparQGPUCB(ground_set="discarded", **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    xs = np.linspace(0.0, 1.0, 20)
+    for i, x in enumerate(xs):
+        alg.ingest(np.array([x]), float(i), 1.0, now=float(i), warmup=True)
+    kept_x = xs[alg.kept()]
+    assert len(kept_x) == 2  # t = 20: ages 0 and 1
+    pts = alg.side_queries(20.0)[:, 0]
+    assert len(pts) == n_expert_queries(20) and not np.any(np.isin(pts, kept_x))
+
+
+def test_known_noise_is_used_and_not_fitted():
+    alg = SparQGPUCB(noise_var=0.02, expert_noise_var=0.05, **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    rng = np.random.default_rng(1)
+    for i, x in enumerate(rng.uniform(size=12)):
+        alg.ingest(np.array([x]), float(i), float(np.sin(6 * x)), now=float(i), warmup=True)
+    pts = alg.side_queries(12.0)
+    alg.ingest_side(pts, np.full(len(pts), 12.0), np.sin(6 * pts[:, 0]))
+    x = alg.propose(12.0)
+    assert x.shape == (1,) and 0.0 <= x[0] <= 1.0
+    mean, std = alg._standardization()
+    assert alg.hp.noise_var * std**2 == pytest.approx(0.02)
+    noise = alg.posterior.noise
+    assert noise[-len(pts) :] == pytest.approx(0.05)  # expert answers: sigma-bar^2
+    assert noise[: -len(pts)] == pytest.approx(0.02 * (np.array([1.0, 0.0]) ** 2 + 1))
