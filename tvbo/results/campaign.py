@@ -190,8 +190,10 @@ def merge_runs(paths: Sequence[str | Path]) -> xr.Dataset:
 
     parts = [_with_run_dims(ds) for ds in parts]
     parts, moved = _move_conflicting_attributes(parts)
-    parts = [ds.assign({PRESENT_VARIABLE: (RUN_KEYS, np.ones((1,) * len(RUN_KEYS), np.int8))})
-             for ds in parts]
+    parts = [
+        ds.assign({PRESENT_VARIABLE: (RUN_KEYS, np.ones((1,) * len(RUN_KEYS), np.int8))})
+        for ds in parts
+    ]
     parts = _complete_variables(parts)
     integer_dtypes = {
         name: str(var.dtype)
