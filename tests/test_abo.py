@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tvbo.algorithms as algorithms
+from tests.toys import ToyBenchmark
 from tvbo.algorithms import ProblemInfo, Query
 from tvbo.algorithms.abo import ABOAcquisition, abo_kappa, joint_posterior
 from tvbo.gp.exact import ExactGP
@@ -17,41 +18,6 @@ from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.sim.work import WorkCounter
-
-
-class ToyBenchmark:
-    """f(x, t) = -(x - m(t))^2 with m(t) = 0.5 + 0.3 sin(t / 10): f* = 0 exactly."""
-
-    name = "toy"
-    d = 1
-    noise_var = 0.01
-    temporal_kernel = "matern32"
-
-    def __init__(self, horizon: float = 40.0, cost: float = 0.5) -> None:
-        self.horizon = horizon
-        self.cost = cost
-
-    def _m(self, t):
-        return 0.5 + 0.3 * np.sin(np.asarray(t, float) / 10.0)
-
-    def __call__(self, x, t):
-        x = np.asarray(x, float)
-        return -((x[..., 0] - self._m(t)) ** 2)
-
-    def sample(self, x, t, rng):
-        return float(self(x, t)) + rng.normal(0.0, np.sqrt(self.noise_var))
-
-    def f_star(self, t):
-        return np.zeros_like(np.asarray(t, float))
-
-    def argmax(self, t):
-        return self._m(t)[..., None]
-
-    def refine_f_star(self, t, x):
-        return 0.0
-
-    def describe(self):
-        return {"name": self.name, "d": self.d, "horizon": self.horizon, "cost": self.cost}
 
 
 def _gp(time_kernel: str = "matern32", n: int = 9, d: int = 2, seed: int = 0) -> ExactGP:

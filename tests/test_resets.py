@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tvbo.algorithms as algorithms
+from tests.toys import ToyBenchmark
 from tvbo.algorithms import ProblemInfo
 from tvbo.algorithms.resets import (
     EventTrigger,
@@ -117,28 +118,6 @@ def test_fitted_eps_tracks_the_rate_of_change_and_sets_n():
         assert state["reset_period"] == reset_period(state["reset_eps"], 1, "matern52")
     assert estimates[1e-3] < 0.02 < estimates[0.15]
     assert 0.05 < estimates[0.15] < 0.45
-
-
-class ToyBenchmark:
-    """f(x, t) = -(x - m(t))^2 with m(t) = 0.5 + 0.3 sin(t / 10) (tests/test_sim_engine.py)."""
-
-    name = "toy"
-    d = 1
-    noise_var = 0.01
-    temporal_kernel = "matern32"
-
-    def __init__(self, horizon: float, cost: float) -> None:
-        self.horizon = horizon
-        self.cost = cost
-
-    def __call__(self, x, t):
-        return -((np.asarray(x, float)[..., 0] - 0.5 - 0.3 * np.sin(t / 10.0)) ** 2)
-
-    def sample(self, x, t, rng):
-        return float(self(x, t)) + rng.normal(0.0, np.sqrt(self.noise_var))
-
-    def refine_f_star(self, t, x):
-        return 0.0
 
 
 def test_r_gp_ucb_on_the_engine_records_resets():

@@ -155,12 +155,6 @@ class TVGPSurrogate(GPSurrogate):
 
     # -- data --------------------------------------------------------------------------------
     @property
-    def T(self) -> np.ndarray:
-        view = self._stamps.view()
-        view.flags.writeable = False
-        return view
-
-    @property
     def steps(self) -> np.ndarray:
         """The kernel's temporal coordinate of each held observation (step index or stamp)."""
         return self.gp.T
