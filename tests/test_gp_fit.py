@@ -219,3 +219,89 @@ def test_a_lengthscale_pinned_at_its_bound_is_escaped():
     assert plain.hyperparameters.lengthscale_time < 2.0  # the flat region keeps it at the bound
     assert escaped.lml > plain.lml + 1.0
     assert 20.0 < escaped.hyperparameters.lengthscale_time < 400.0
+
+
+# ------------------------------------------------------------------------------------------------
+# MAP-II: log-normal priors
+# ------------------------------------------------------------------------------------------------
+def _prior_data(seed: int = 3, n: int = 25):
+    kern = SeparableKernel("matern52", "matern32")
+    truth = Hyperparameters(1.0, 0.3, 60.0, 0.02)
+    X, T, y = sample_prior(kern, truth, n, 2, seed)
+    gp = ExactGP(kern, Hyperparameters(1.0, 0.2, 100.0, 0.05))
+    gp.set_data(X, T, y)
+    return kern, gp
+
+
+def _dense_log_posterior(kern, hp, gp, priors) -> float:
+    """Independent: scipy's Gaussian log-density plus log N(log h; log median, log_sd^2)."""
+    value = dense_lml(kern, hp, gp)
+    for name, (median, log_sd) in priors.items():
+        value -= 0.5 * ((np.log(getattr(hp, name)) - np.log(median)) / log_sd) ** 2
+    return value
+
+
+def test_prior_adds_the_log_normal_density_and_its_exact_gradient() -> None:
+    from tvbo.gp.fit import LMLObjective, LogNormalPrior
+
+    kern, gp = _prior_data()
+    priors = {"lengthscale_time": (300.0, 0.7), "noise_var": (np.exp(-4.0), 1.0)}
+    objective = LMLObjective(
+        kern, gp.X, gp.T, gp.y_standardized, prior=LogNormalPrior.from_mapping(priors)
+    )
+    hp = Hyperparameters(1.3, 0.25, 45.0, 0.03)
+    value, grad = objective(objective.to_theta(hp))
+    assert value == pytest.approx(_dense_log_posterior(kern, hp, gp, priors), rel=1e-10)
+    h = 1e-5
+    for g, name in zip(grad, objective.names, strict=True):
+        up = _dense_log_posterior(kern, with_log_param(hp, name, h), gp, priors)
+        down = _dense_log_posterior(kern, with_log_param(hp, name, -h), gp, priors)
+        assert g == pytest.approx((up - down) / (2 * h), rel=1e-5, abs=1e-6), name
+
+
+def test_map_fit_is_a_stationary_point_of_the_dense_log_posterior() -> None:
+    from tvbo.gp.fit import LogNormalPrior
+
+    kern, gp = _prior_data()
+    priors = {"lengthscale_time": (500.0, 0.5), "lengthscale_space": (0.3, 1.0)}
+    res = fit_hyperparameters(gp, prior=LogNormalPrior.from_mapping(priors), max_iter=200)
+    hp = res.hyperparameters
+    assert res.lml == pytest.approx(_dense_log_posterior(kern, hp, gp, priors), rel=1e-9)
+    h = 1e-4
+    for name in parameter_names(kern):
+        up = _dense_log_posterior(kern, with_log_param(hp, name, h), gp, priors)
+        down = _dense_log_posterior(kern, with_log_param(hp, name, -h), gp, priors)
+        assert abs((up - down) / (2 * h)) < 2e-2, name
+    # the prior pulls l_T towards its median relative to plain ML
+    _, plain_gp = _prior_data()
+    plain = fit_hyperparameters(plain_gp, max_iter=200).hyperparameters
+    assert abs(np.log(hp.lengthscale_time / 500.0)) < abs(np.log(plain.lengthscale_time / 500.0))
+
+
+def test_a_sharp_prior_pins_its_hyperparameter_and_the_empty_prior_is_ml() -> None:
+    from tvbo.gp.fit import LogNormalPrior
+
+    _, gp = _prior_data()
+    res = fit_hyperparameters(gp, prior=LogNormalPrior.from_mapping({"noise_var": (0.2, 1e-3)}))
+    assert res.hyperparameters.noise_var == pytest.approx(0.2, rel=1e-2)
+    _, a = _prior_data()
+    _, b = _prior_data()
+    ml = fit_hyperparameters(a)
+    empty = fit_hyperparameters(b, prior=LogNormalPrior.from_mapping({}))
+    assert empty.lml == ml.lml and empty.hyperparameters == ml.hyperparameters
+
+
+@pytest.mark.parametrize(
+    ("mapping", "match"),
+    [
+        ({"lengthscale": (1.0, 1.0)}, "unknown hyperparameter 'lengthscale'; valid: signal_var"),
+        ({"noise_var": (0.0, 1.0)}, "median must be finite and > 0"),
+        ({"noise_var": (0.1, 0.0)}, "log_sd must be finite and > 0"),
+        ({"noise_var": (0.1,)}, "must be a pair"),
+    ],
+)
+def test_bad_priors_are_rejected(mapping, match) -> None:
+    from tvbo.gp.fit import LogNormalPrior
+
+    with pytest.raises(ValueError, match=match):
+        LogNormalPrior.from_mapping(mapping)

@@ -102,7 +102,7 @@ def test_w2_scores_match_the_bruteforce_relevance(noise_var, floor):
 # the budget policy
 # ------------------------------------------------------------------------------------------------
 def test_wdbo_removes_the_least_relevant_within_its_budget():
-    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt())
+    alg = make("w-dbo-reference", **FAST_ACQ, **_fixed_lt())
     seen = []
     consumed = {"log": 0.0}
 
@@ -131,20 +131,22 @@ def test_wdbo_removes_the_least_relevant_within_its_budget():
 def test_larger_alpha_removes_more_and_the_floor_holds():
     sizes = {}
     for alpha in (0.25, 1e6):
-        alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(), dataset={"alpha": alpha, "floor": 4})
+        alg = make(
+            "w-dbo-reference", **FAST_ACQ, **_fixed_lt(), dataset={"alpha": alpha, "floor": 4}
+        )
         _drive(alg, 30)
         sizes[alpha] = alg.dataset_size()
     assert sizes[1e6] == 4 < sizes[0.25]
 
 
 def test_no_cleaning_during_warmup():
-    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(1.0), dataset={"alpha": 1e6})
+    alg = make("w-dbo-reference", **FAST_ACQ, **_fixed_lt(1.0), dataset={"alpha": 1e6})
     _drive(alg, 15)
     assert alg.dataset_size() == 15 and alg.dataset.budget == 1.0
 
 
 def test_refit_after_removal_refits_once_per_removal():
-    alg = make("w-dbo", **FAST_ACQ, **_fixed_lt(), dataset={"refit_after_removal": True})
+    alg = make("w-dbo-reference", **FAST_ACQ, **_fixed_lt(), dataset={"refit_after_removal": True})
     _setup(alg)
     calls = {"n": 0}
     original = alg.surrogate.fit
@@ -233,3 +235,77 @@ def test_budget_needs_a_removal_rule_and_names_are_checked():
         make("x", preset="w-dbo", removal="w3")
     with pytest.raises(ValueError, match="unknown algorithm 'wdbo'; valid: .*w-dbo"):
         make("wdbo")
+
+
+# ------------------------------------------------------------------------------------------------
+# robustness safeguards (the ``w-dbo`` preset; ``w-dbo-reference`` is the faithful algorithm)
+# ------------------------------------------------------------------------------------------------
+def test_max_removals_caps_each_cleaning_and_the_budget_carries_over():
+    cap = {"dataset": {"alpha": 1e6, "max_removals": 2}}
+    alg = make("w-dbo-reference", **FAST_ACQ, **_fixed_lt(), **cap)
+    per_clean = []
+    original = alg.dataset.after_fit
+
+    def spy(*, now, warmup):
+        original(now=now, warmup=warmup)
+        per_clean.append(alg.dataset.removed_last)
+
+    alg.dataset.after_fit = spy
+    _drive(alg, 20)
+    assert max(per_clean) == 2  # the cap binds (alpha = 1e6 could afford everything)
+    assert alg.dataset_size() == 20 - sum(per_clean) > 2
+    # the cap, not the budget, stopped the last cleaning: the unspent budget is kept
+    assert alg.dataset.budget > 1.0 + alg.removal.scores(alg.surrogate, 20.0).min()
+    free = make("w-dbo-reference", **FAST_ACQ, **_fixed_lt(), dataset={"alpha": 1e6})
+    _drive(free, 20)
+    assert free.dataset_size() == 2  # without the cap one cleaning empties to the floor
+
+
+def test_min_fit_size_keeps_the_last_fit():
+    alg = make("w-dbo-reference", **FAST_ACQ, surrogate={"min_fit_size": 40})
+    _drive(alg, 20)
+    hp = alg.surrogate.hyperparameters
+    assert (hp.lengthscale_space, hp.noise_var) == (0.2, 0.01)  # never fitted: the initial values
+    fitted = make("w-dbo-reference", **FAST_ACQ, surrogate={"min_fit_size": 2})
+    _drive(fitted, 20)
+    assert fitted.surrogate.hyperparameters.lengthscale_space != 0.2
+
+
+def test_elapsed_temporal_prior_is_centred_on_the_time_since_the_first_observation():
+    sharp = {"lengthscale_time": ("elapsed", 1e-3)}
+    alg = make("w-dbo-reference", **FAST_ACQ, surrogate={"prior": sharp})
+    clock = _drive(alg, 20, step=3.0)
+    # the last fit ran in the last ingest, at clock 60 s; the first observation was at t = 0
+    assert clock["now"] == 60.0
+    assert alg.surrogate.hyperparameters.lengthscale_time == pytest.approx(60.0, rel=1e-2)
+
+
+def test_robust_preset_never_collapses_where_the_reference_does():
+    """Hartmann-3, seed 2 (the diagnosed case): the faithful algorithm's ML fit makes every old
+    point irrelevant and one cleaning leaves 2 points for good; the robust preset keeps some."""
+    runs = {
+        name: tvbo.simulate("hartmann3", name, seed=2).squeeze()
+        for name in ("w-dbo-reference", "w-dbo")
+    }
+    post = {
+        name: ds["dataset_size"].values[ds["is_warmup"].values == 0] for name, ds in runs.items()
+    }
+    assert post["w-dbo-reference"].min() == 2  # the hard case really is hard
+    assert post["w-dbo"].min() >= 5
+    assert "state_lengthscale_time" in runs["w-dbo"]
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"dataset": {"max_removals": 0}}, "max_removals must be None or an integer >= 1"),
+        ({"dataset": {"max_removals": 1.5}}, "max_removals"),
+        ({"surrogate": {"min_fit_size": 1}}, "min_fit_size must be an integer >= 2"),
+        ({"surrogate": {"prior": {"lengthscale": (1.0, 1.0)}}}, "valid: signal_var"),
+        ({"surrogate": {"prior": {"noise_var": ("elapsed", 1.0)}}}, "must be a pair"),
+        ({"surrogate": {"prior": {"noise_var": 0.1}}}, "must be a pair .median, log_sd."),
+    ],
+)
+def test_bad_safeguard_options_are_rejected(options, match):
+    with pytest.raises(ValueError, match=match):
+        make("w-dbo", **options)

@@ -33,7 +33,7 @@ import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
 from tvbo.gp.exact import ExactGP, Prediction
-from tvbo.gp.fit import fit_hyperparameters
+from tvbo.gp.fit import LogNormalPrior, fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
 from tvbo.sim.work import WorkCounter
 
@@ -112,6 +112,18 @@ class GPSurrogate(Surrogate):
     ``time_kernel="problem"`` takes the benchmark's temporal family (Matérn-3/2 by default,
     Matérn-1/2 for WLAN, as in the papers). Hyperparameters (lambda, l_S, l_T, noise) are fitted
     by maximum likelihood with bounds; every fit warm-starts from the previous optimum.
+
+    Two regularisers for small datasets, both off by default (plain ML, every fit with n >= 2):
+
+    * ``prior``: weak log-normal priors, ``{name: (median, log_sd)}`` in natural units, turning
+      the fit into MAP-II (:class:`tvbo.gp.fit.LogNormalPrior`). The median of
+      ``lengthscale_time`` may be ``"elapsed"``: the virtual time elapsed since the FIRST
+      observation ever appended (not the span of the held data, which shrinks when a policy
+      removes old points and would feed back into more removals), floored at the lower bound.
+    * ``min_fit_size``: no refit while the dataset holds fewer observations; the last fit (from a
+      larger dataset) is kept. With 2-3 points the likelihood is degenerate (l_S, l_T -> their
+      lower bounds) and a removal policy priced by l_T (W-DBO) would then remove still faster:
+      an absorbing state. Must be >= 2.
     """
 
     kind = "gp"
@@ -126,6 +138,8 @@ class GPSurrogate(Surrogate):
         fit_max_iter: int = 50,
         fit_restarts: int = 0,
         standardize: bool = True,
+        prior: Mapping[str, Any] | None = None,
+        min_fit_size: int = 2,
     ) -> None:
         correlation(space_kernel)
         if time_kernel not in (None, "problem"):
@@ -145,6 +159,22 @@ class GPSurrogate(Surrogate):
         self.fit_max_iter = int(fit_max_iter)
         self.fit_restarts = int(fit_restarts)
         self.standardize = bool(standardize)
+        if isinstance(min_fit_size, bool) or int(min_fit_size) != min_fit_size or min_fit_size < 2:
+            raise ValueError(f"min_fit_size must be an integer >= 2, got {min_fit_size!r}")
+        self.min_fit_size = int(min_fit_size)
+        self.prior: dict[str, tuple[Any, ...]] = {}
+        for name, pair in dict(prior or {}).items():
+            if isinstance(pair, str) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(
+                    f"prior {name!r} must be a pair (median, log_sd), got {pair!r}; the median of "
+                    "'lengthscale_time' may be 'elapsed'"
+                )
+            self.prior[name] = tuple(pair)
+        elapsed = self.prior.get("lengthscale_time", (None,))[0] == "elapsed"
+        self._elapsed_prior = elapsed
+        # validate now (names, medians, log_sd) with a placeholder median for "elapsed"
+        self._prior_for(1.0)
+        self._t_first: float | None = None
         self.gp: ExactGP | None = None
         self.last_fit_evals = 0
         # true time stamps of the held observations, also for purely spatial GPs (whose kernel
@@ -168,6 +198,17 @@ class GPSurrogate(Surrogate):
         self.gp = ExactGP(kernel, Hyperparameters(**init), standardize=self.standardize,
                           work=algorithm.work)
         self._stamps = np.empty(0)
+        self._t_first = None
+
+    def _prior_for(self, elapsed: float) -> LogNormalPrior | None:
+        """The fit's prior, with an ``"elapsed"`` temporal median resolved to ``elapsed``."""
+        if not self.prior:
+            return None
+        mapping = dict(self.prior)
+        if self._elapsed_prior:
+            lo = self.bounds.lengthscale_time[0]
+            mapping["lengthscale_time"] = (max(elapsed, lo), self.prior["lengthscale_time"][1])
+        return LogNormalPrior.from_mapping(mapping)
 
     @property
     def n(self) -> int:
@@ -190,6 +231,8 @@ class GPSurrogate(Surrogate):
     def append(self, x, t, y) -> None:
         self.gp.append(np.asarray(x, float), float(t), float(y))
         self._stamps = np.append(self._stamps, float(t))
+        if self._t_first is None:
+            self._t_first = float(t)
 
     def remove(self, i: int) -> None:
         self.gp.remove(i)
@@ -201,10 +244,12 @@ class GPSurrogate(Surrogate):
         self._stamps = np.empty(0)
 
     def fit(self) -> None:
-        if self.gp.n < 2:
+        if self.gp.n < self.min_fit_size:
             return
+        elapsed = 0.0 if self._t_first is None else self.algorithm.clock() - self._t_first
         result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
-                                     n_restarts=self.fit_restarts, rng=self.algorithm.rng)
+                                     n_restarts=self.fit_restarts, rng=self.algorithm.rng,
+                                     prior=self._prior_for(elapsed))
         self.last_fit_evals = result.n_evals
 
     def predict(self, X, t, *, grad=False, include_noise=False) -> Prediction:
@@ -226,7 +271,8 @@ class GPSurrogate(Surrogate):
         return {"space_kernel": self.space_kernel, "time_kernel": self.time_kernel_option,
                 "bounds": dict(self.bounds.__dict__), "initial": self.initial,
                 "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
-                "standardize": self.standardize}
+                "standardize": self.standardize, "prior": dict(self.prior),
+                "min_fit_size": self.min_fit_size}
 
 
 # ------------------------------------------------------------------------------------------------
