@@ -35,12 +35,6 @@ def _versions() -> dict[str, str]:
     }
 
 
-def _jitter_events(algo: Algorithm) -> int:
-    """Jitter escalations of the algorithm's GP over the run (0 if it has no GP)."""
-    gp = getattr(getattr(algo, "surrogate", None), "gp", None) or getattr(algo, "gp", None)
-    return int(getattr(gp, "jitter_events", 0))
-
-
 def simulate(
     benchmark,
     algorithm: str | Algorithm,
@@ -137,7 +131,8 @@ def simulate(
         average_regret=float(avg),
         time_integrated_regret=float(tir),
         n_iterations=int(len(recorder)),
-        jitter_events=_jitter_events(algo),
+        # the GP's escalation count, as the algorithm reported it in its last recorded state
+        jitter_events=int(recorder.state[-1].get("jitter_events", 0)) if len(recorder) else 0,
     )
     keys = {"benchmark": [bench.name], "algorithm": [algo.name], "seed": [int(seed)],
             "speed": [float(model.speed)]}
