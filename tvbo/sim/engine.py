@@ -108,6 +108,8 @@ class Engine:
         self.env = simpy.Environment()
         self.evaluator = simpy.Resource(self.env, capacity=self.options.evaluators)
         self.expert = simpy.Resource(self.env, capacity=1)
+        #: virtual seconds per phase of the current iteration's side queries (set by _ask_expert)
+        self._side_charges: dict[str, float] = {}
         self.expert_cost = (float(benchmark.cost) if self.options.expert_cost is None
                             else float(self.options.expert_cost))
         self.expert_noise_var = (float(benchmark.noise_var) if self.options.expert_noise_var
