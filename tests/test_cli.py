@@ -422,7 +422,14 @@ def test_calibrate_passes_arguments(monkeypatch, tmp_path, capsys) -> None:
         ["calibrate", "--out", str(out), "--sizes", "16", "48", "--repeats", "2"], capsys
     )
     assert status == 0 and stdout.strip() == str(out)
-    assert calls == [(out, {"sizes": (16, 48), "repeats": 2})]
+    assert calls == [(out, {"sizes": (16, 48), "repeats": 2, "name": None})]
+
+
+@pytest.mark.parametrize("target", ["64", "64=", "n=1.0", "64:1.0"])
+def test_calibrate_emulate_rejects_malformed_targets(target, tmp_path, capsys) -> None:
+    out = tmp_path / "p.yaml"
+    status, _, stderr = run_cli(["calibrate", "--out", str(out), "--emulate", target], capsys)
+    assert status == 2 and "N=SECONDS" in stderr and not out.exists()
 
 
 @pytest.mark.skipif(

@@ -297,13 +297,32 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a hardware profile (work -> seconds) on this machine and write it as YAML."""
-    from tvbo.sim.calibrate import calibrate
-
     out = Path(args.out)
+    targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
-    written = calibrate(out, sizes=tuple(args.sizes), repeats=args.repeats)
+    if targets:
+        from tvbo.sim.calibrate import emulate
+
+        profile = emulate(targets, args.name or out.stem, algorithm=args.algorithm,
+                          description=args.description or "")
+        written = profile.save(out)
+    else:
+        from tvbo.sim.calibrate import calibrate
+
+        written = calibrate(out, sizes=tuple(args.sizes), repeats=args.repeats, name=args.name)
     print(written)
     return 0
+
+
+def _size_seconds(text: str) -> tuple[int, float]:
+    """Parse one ``N=SECONDS`` response-time target of ``tvbo calibrate --emulate``."""
+    try:
+        size, seconds = text.split("=")
+        return int(size), float(seconds)
+    except ValueError:
+        raise ValueError(
+            f"--emulate targets look like N=SECONDS (e.g. 64=1.0), got {text!r}"
+        ) from None
 
 
 def _existing(paths: Sequence[str]) -> list[Path]:
@@ -479,6 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="matrix sizes to time (default 32 64 128 256)",
     )
     p.add_argument("--repeats", type=positive_int, default=3, help="repeats per size (default 3)")
+    p.add_argument("--name", help="profile name (default: the file's stem)")
+    p.add_argument(
+        "--emulate",
+        nargs="+",
+        metavar="N=SECONDS",
+        help="instead of timing this machine, fit prices so that one iteration of --algorithm at "
+        "dataset size N costs SECONDS (emulates another implementation, e.g. the papers' BoTorch)",
+    )
+    p.add_argument("--algorithm", default="w-dbo", help="algorithm priced by --emulate")
+    p.add_argument("--description", help="description stored in the profile (with --emulate)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")
