@@ -7,7 +7,8 @@ summary line per (algorithm, benchmark). The public W-DBO reference collapsed to
 budget explode).
 
 Run:  .venv/bin/python benchmarks/robustness.py --algorithms w-dbo bolt \
-          --benchmarks hartmann3 eggholder --seeds 0-9 [--jobs 2] [--horizon 600]
+          --benchmarks hartmann3 eggholder --seeds 0-9 [--jobs 2] [--horizon 600] \
+          [--profile botorch-i9-laptop]
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ def seeds(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
-def one(job: tuple[str, str, int, float | None]) -> dict:
+def one(job: tuple[str, str, int, float | None, str | None]) -> dict:
     import numpy as np
 
     import tvbo
 
-    algorithm, benchmark, seed, horizon = job
-    ds = tvbo.simulate(benchmark, algorithm, seed=seed, horizon=horizon).squeeze()
+    algorithm, benchmark, seed, horizon, profile = job
+    ds = tvbo.simulate(benchmark, algorithm, seed=seed, horizon=horizon, profile=profile).squeeze()
     post = ds["is_warmup"].values == 0
     sizes = ds["dataset_size"].values[post]
     return {
@@ -56,8 +57,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=seeds, default=list(range(10)))
     parser.add_argument("--horizon", type=float, default=None, help="default: the table's")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--profile", default=None,
+                        help="hardware profile of the counted model (default: reference-2core)")
     args = parser.parse_args()
-    jobs = [(a, b, s, args.horizon) for a in args.algorithms for b in args.benchmarks
+    jobs = [(a, b, s, args.horizon, args.profile) for a in args.algorithms for b in args.benchmarks
             for s in args.seeds]
     rows = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
