@@ -38,6 +38,9 @@ STAMPS: tuple[str, ...] = ("sample", "decide")
 COST_TABLES: tuple[str, ...] = ("metronome", "icml")
 #: what ``tvbo list`` can list
 LISTABLE: tuple[str, ...] = ("benchmarks", "algorithms", "compute")
+#: ``tvbo whatif --nstar-summary`` choices (= tvbo.analysis.whatif.NSTAR_SUMMARIES, repeated here
+#: so that ``tvbo --help`` does not import matplotlib; a test keeps the two equal)
+NSTAR_SUMMARIES: tuple[str, ...] = ("median", "final", "time-average")
 
 
 class UsageError(Exception):
@@ -384,6 +387,27 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_theory(args: argparse.Namespace) -> int:
+    """Write the theory figures (n* curves, eps_c, upper bounds; PNG) and their numbers (CSV)."""
+    from tvbo.analysis.theory_figures import write_theory
+
+    for path in write_theory(Path(args.outdir), dpi=args.dpi):
+        print(path)
+    return 0
+
+
+def cmd_whatif(args: argparse.Namespace) -> int:
+    """Write the hardware what-if figures (PNG) and their table (CSV) of a multi-speed campaign."""
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.whatif import write_whatif
+
+    for path in write_whatif(
+        campaign, Path(args.outdir), nstar_summary=args.nstar_summary, dpi=args.dpi
+    ):
+        print(path)
+    return 0
+
+
 # -- parser ---------------------------------------------------------------------------------------
 def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -473,6 +497,36 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
 
+def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "theory",
+        help="write BOLT's theory figures: n* curves, eps_c, upper bounds (PNG + CSV)",
+        description="Write the n* curves ([A] Fig. 2 / [B] Fig. 1), the lower-bound slope eps_c "
+        "vs sampling frequency ([A] Fig. 1) and the upper bounds vs the maximal dataset size, "
+        "with a CSV of every plotted number. Needs no campaign.",
+    )
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_theory)
+
+    p = sub.add_parser(
+        "whatif",
+        help="write the hardware what-if figures of a campaign with >= 2 speeds (PNG + CSV)",
+        description="Regret (query average and time-integrated), BOLT's n* and dataset sizes, "
+        "and the number of evaluations vs the hardware speed factor.",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument(
+        "--nstar-summary",
+        choices=NSTAR_SUMMARIES,
+        default=NSTAR_SUMMARIES[0],
+        help="how one run's per-iteration n* is summarised (default %(default)s)",
+    )
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_whatif)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tvbo`` argument parser with all sub-commands."""
     parser = _Parser(
@@ -536,6 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--out", required=True, metavar="FILE.csv")
     p.set_defaults(func=cmd_runs)
+    _add_theory_whatif(sub)
     return parser
 
 
