@@ -32,9 +32,14 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analyze.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/theory.smk"
+include: "workflow/rules/whatif.smk"
+include: "workflow/rules/theory_whatif_targets.smk"
 
 
 rule all:
     input:
         final_outputs(),
+        theory_targets(),
+        whatif_targets(),
     default_target: True

@@ -197,3 +197,21 @@ def test_write_whatif_and_cli(campaign, tmp_path, capsys):
 
 def test_cli_choices_mirror_the_library():
     assert cli.NSTAR_SUMMARIES == NSTAR_SUMMARIES
+
+
+def test_workflow_plans_whatif_only_with_several_speeds(tmp_path):
+    """rule all asks for the theory figures always, the what-if figures from 2 speeds on."""
+    from tests.test_workflow import load_test_config, planned_jobs, snakemake
+
+    config = load_test_config()
+    for speeds, whatif_jobs in (([1.0], 0), ([1.0, 4.0], 1)):
+        config["speeds"] = speeds
+        proc = snakemake(tmp_path, config, "-n", "--cores", "1", "--printshellcmds")
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        jobs = planned_jobs(proc.stdout + proc.stderr)
+        assert jobs["theory_figures"] == 1
+        assert jobs.get("whatif_figures", 0) == whatif_jobs
+    out = proc.stdout + proc.stderr
+    assert "tvbo whatif results/test/campaign.nc --outdir" in out
+    assert "results/test/whatif/regret_vs_speed.png" in out
+    assert "tvbo theory --outdir" in out
