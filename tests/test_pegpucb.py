@@ -86,7 +86,7 @@ def test_eliminates_a_prior_whose_errors_exceed_the_bound():
     rng = np.random.default_rng(0)
     x = alg.propose(0.0)
     assert alg.selected == 1  # the wrong prior claims 5: it is the optimistic one
-    width = alg._pending[3]
+    width = alg._pending[3] * alg._pending[4]  # beta_1 sigma_0(x_1)
     y = 0.1 * rng.normal()  # f = 0 (the true prior's mean), noise R = 0.1
     alg.ingest(x, 0.0, y, now=1.0, warmup=False)
     # independent check of the test: |eta| > sqrt(xi_1 * 1) + beta_1 sigma_0(x)
@@ -124,6 +124,69 @@ def test_elimination_test_uses_the_pre_update_sigma():
         added = alg.sum_width[p] - before
         assert added == pytest.approx(beta * sd_pre[0], rel=1e-9)
         assert added > beta * sd_post[0] * (1 + 1e-6)  # the post-update width is smaller
+
+
+def test_post_update_sigma_option_uses_the_updated_posterior():
+    """``test_sigma="post"``: Algorithm 1's line 12 as printed (sigma_i, after y_i joined D)."""
+    cands = np.linspace(0, 1, 11)[:, None]
+    alg = setup(make("pe-gp-ucb", priors=two_priors(0.0), beta=2.0, test_sigma="post"), cands)
+    prior = alg.priors[0]
+    rng = np.random.default_rng(3)
+    X, Y = [], []
+    for k in range(5):
+        x = alg.propose(float(k))
+        p, mu_pre = alg.selected, alg._pending[2]
+        before_w, before_e = alg.sum_width[p], alg.sum_eta[p]
+        y = float(rng.normal(0, 0.2))
+        alg.ingest(x, float(k), y, now=k + 1.0, warmup=False)
+        X.append(x)
+        Y.append(y)
+        _, sd_post, _ = dense_posterior(prior, np.array(X), np.array(Y), x[None])
+        assert alg.sum_width[p] - before_w == pytest.approx(math.sqrt(2.0) * sd_post[0], rel=1e-9)
+        assert alg.sum_eta[p] - before_e == pytest.approx(y - mu_pre)  # eta: pre-update mean
+    assert alg.options()["test_sigma"] == "post"
+
+
+def test_first_tie_rule_is_deterministic_and_takes_the_lowest_index():
+    """``ties="first"`` (numpy/torch argmax) vs the default random rule, on exact ties."""
+    cands = np.linspace(0, 1, 21)[:, None]
+    base = {"space_kernel": "rbf", "signal_var": 0.05, "lengthscale_space": 0.2, "noise_var": 0.01}
+    twins = [{**base, "mean": 1.0}, {**base, "mean": 1.0}, {**base, "mean": 0.0}]
+    # PE: every x of priors 0 and 1 ties (flat mean, no data) -> prior 0 and the first candidate
+    for seed in range(5):
+        alg = setup(make("pe-gp-ucb", priors=twins, ties="first"), cands, seed=seed)
+        x = alg.propose(0.0)
+        assert alg.selected == 0 and x[0] == 0.0
+    picked = set()
+    for seed in range(20):
+        alg = setup(make("pe-gp-ucb", priors=twins), cands, seed=seed)
+        x = alg.propose(0.0)
+        picked.add((alg.selected, float(x[0])))
+    assert {p for p, _ in picked} == {0, 1} and len(picked) > 5
+    # MLE with no data: every evidence is 0 -> prior 0; RB: the least-played prior of lowest index
+    mle = setup(make("mle-prior", priors=twins, ties="first"), cands, seed=7)
+    mle.propose(0.0)
+    assert mle.selected == 0
+    rb = setup(make("regret-balancing", priors=twins, ties="first"), cands, seed=7)
+    for k in range(3):
+        x = rb.propose(float(k))
+        assert rb.selected == k
+        rb.ingest(x, float(k), 1.0, now=k + 1.0, warmup=False)
+
+
+def test_hills_prior_set_follows_the_benchmark_options():
+    """``{"set": "hills", ...}`` rebuilds the 11 priors with the benchmark's kernel and hills, so
+    changing the benchmark's shape cannot silently leave the true prior out of the set."""
+    priors = pe.parse_priors({"set": "hills", "signal_var": 0.3, "tall_height": 4.0})
+    assert len(priors) == 11 and all(p.signal_var == 0.3 for p in priors)
+    bench = make_benchmark("hills", signal_var=0.3, tall_height=4.0, instance_seed=1)
+    true_mean = priors[TRUE_PRIOR].mean_at(bench.candidates)
+    np.testing.assert_allclose(true_mean, bench.shape.mean(TRUE_PRIOR, bench.grid))
+    assert np.max(true_mean) == pytest.approx(4.0, abs=1e-2)
+    alg = make("pe-gp-ucb", priors={"set": "hills", "signal_var": 0.3})
+    assert alg.options()["priors"] == {"set": "hills", "signal_var": 0.3}
+    with pytest.raises(ValueError, match="unknown key"):
+        pe.parse_priors({"set": "hills", "height": 2.0})
 
 
 def test_at_most_one_elimination_per_step_and_keep_last():
@@ -267,12 +330,18 @@ def test_simulate_end_to_end_one_query_per_step():
         ({"beta": "bogus"}, "valid"),
         ({"search_space": {"exclude": [0.5, 0.2]}}, "band"),
         ({"search_space": {"width": 1}}, "unknown search_space"),
+        ({"ties": "last"}, "valid: random, first"),
     ],
 )
 def test_bad_input(options, message):
     for name in ALGS:
         with pytest.raises(ValueError, match=message):
             make(name, **options)
+
+
+def test_bad_test_sigma():
+    with pytest.raises(ValueError, match="valid: pre, post"):
+        make("pe-gp-ucb", test_sigma="during")
 
 
 def test_bad_benchmark_options():

@@ -24,7 +24,9 @@ Choices the paper leaves open (each a constructor option):
 * a prior is ``{space_kernel, signal_var, lengthscale_space, noise_var, mean, epsilon,
   time_unit}``: kernel ``signal_var * corr(|x-x'| / lengthscale_space) * (1 - epsilon) **
   (|t-t'| / (2 time_unit))`` (the time-varying form of B.1; ``epsilon = 0``: static prior), mean a
-  constant or ``"hills:<n>"`` (the toy's prior means). ``priors="hills"`` = the toy's 11 priors;
+  constant or ``"hills:<n>"`` (the toy's prior means). ``priors="hills"`` = the toy's 11 priors
+  with the benchmark's DEFAULT shape; ``priors={"set": "hills", "signal_var": ..., ...}`` (keys
+  :data:`HILLS_KEYS`) rebuilds them with the options of a non-default ``hills`` benchmark;
   ``space_kernel="empirical"`` reads a covariance matrix over known locations, and
   ``priors={"set": "intel", "paths": [...], "step_seconds": s}`` builds the Intel experiment's
   one-prior-per-previous-day set (:func:`intel_priors`).
@@ -39,8 +41,17 @@ Choices the paper leaves open (each a constructor option):
   (B.4 [IMPL] "optimise on a grid"). ``search_space`` (a mapping of
   :class:`tvbo.benchmarks.hills.AlternatingSearchSpace`) restricts the argmax to ``X_t``; the
   toy study passes the benchmark's schedule (the engine's candidate set is fixed).
-* ties in the argmax (over ``(x, p)``, over the least-played priors) are broken uniformly at
-  random with the algorithm's seeded generator (D.19).
+* ties in the argmax (over ``(x, p)``, over the least-played priors, over equal evidences) are
+  broken uniformly at random with the algorithm's seeded generator (``ties="random"``, default)
+  or by the lowest index (``ties="first"``, what ``numpy``/``torch`` ``argmax`` does) (D.19).
+  It matters on the toy: the priors' tall hills tie exactly, every evidence is 0 before the
+  first observation, and with ``"first"`` the baselines try prior 0, 1, 2 first -- the true
+  prior is third in that order, which helps MLE and the fully Bayesian rule a lot.
+* ``test_sigma="pre"`` (default): the elimination width is ``beta_i sigma_{i-1}(x_i)``, the
+  posterior std BEFORE ``y_i`` (the proof's "preservation of p*" needs it); ``"post"`` reads
+  Algorithm 1's line 12 as printed, ``sigma_i(x_i)`` after ``y_i`` joined the data (smaller,
+  so a stricter test that can eject the true prior) (B.4 [FLAG], D.14). ``eta_i`` always uses
+  the pre-update mean (line 11).
 * ``keep_last=True``: the last surviving prior is never eliminated (D.20); with
   ``keep_last=False`` eliminating it raises a clear error.
 * warm-up observations (the engine's, ``warmup=True``) join every GP but no ``S^p``.
@@ -78,6 +89,11 @@ PRIOR_KEYS: tuple[str, ...] = (
     "locations",
 )
 PRIOR_SETS: tuple[str, ...] = ("hills", "intel")
+#: tie-breaking rules of every argmax / argmin (D.19)
+TIES: tuple[str, ...] = ("random", "first")
+#: which posterior std enters PE-GP-UCB's elimination width: sigma_{i-1} (the proof's, default)
+#: or sigma_i (Algorithm 1's line 12 as printed; smaller, so the test is stricter) (D.14)
+TEST_SIGMAS: tuple[str, ...] = ("pre", "post")
 #: the space kernel that reads an explicit covariance matrix over known locations (Intel priors)
 EMPIRICAL = "empirical"
 
@@ -221,6 +237,17 @@ def kronecker_log_likelihood(
 
 
 INTEL_KEYS: tuple[str, ...] = ("set", "paths", "step_seconds", "noise_var", "epsilon_grid")
+#: ``{"set": "hills", ...}``: the toy's 11 priors with the benchmark's kernel/noise/hill options
+#: (pass the SAME values as the ``hills`` benchmark, or the true prior is not in the set)
+HILLS_KEYS: tuple[str, ...] = (
+    "set",
+    "lengthscale",
+    "signal_var",
+    "noise_var",
+    "hill_width",
+    "small_height",
+    "tall_height",
+)
 
 
 def intel_priors(
@@ -272,13 +299,21 @@ def intel_priors(
 
 def parse_priors(priors: str | list | tuple | dict) -> list[CandidatePrior]:
     """Candidate priors from a named set (``"hills"``), a prior-set mapping
-    (``{"set": "intel", "paths": [...], "step_seconds": ...}``) or a list of prior mappings."""
+    (``{"set": "intel", "paths": [...], "step_seconds": ...}`` or ``{"set": "hills",
+    "signal_var": ..., ...}``) or a list of prior mappings."""
+    if isinstance(priors, dict) and priors.get("set") == "hills":
+        unknown = sorted(set(priors) - set(HILLS_KEYS))
+        if unknown:
+            raise ValueError(
+                f"hills priors: unknown key(s) {unknown}; valid: {list(HILLS_KEYS)}"
+            )
+        return parse_priors(hills_priors(**{k: v for k, v in priors.items() if k != "set"}))
     if isinstance(priors, dict):
         unknown = sorted(set(priors) - set(INTEL_KEYS))
         if priors.get("set") != "intel" or unknown:
             raise ValueError(
-                f"a prior-set mapping needs set: intel and only the keys {list(INTEL_KEYS)}; "
-                f"got {priors!r}"
+                f"a prior-set mapping needs set: intel (keys {list(INTEL_KEYS)}) or set: hills "
+                f"(keys {list(HILLS_KEYS)}); got {priors!r}"
             )
         opts = {k: v for k, v in priors.items() if k not in ("set", "paths")}
         if "step_seconds" not in opts:
@@ -392,8 +427,12 @@ class PriorSetAlgorithm(Algorithm):
         horizon_steps: int = 100,
         n_candidates: int = 1024,
         search_space: dict | None = None,
+        ties: str = "random",
     ) -> None:
         super().__init__()
+        if ties not in TIES:
+            raise ValueError(f"unknown ties rule {ties!r}; valid: {', '.join(TIES)}")
+        self.ties = ties
         self.priors = parse_priors(priors)
         self._priors_option = priors
         if not 0.0 < float(delta) < 1.0:
@@ -457,10 +496,18 @@ class PriorSetAlgorithm(Algorithm):
         mu, sd = self.gps[p].predict(X, t)
         return mu + beta * sd, mu, sd
 
+    def pick(self, tied: np.ndarray | list) -> int:
+        """One of the tied indices ``tied`` (in increasing order): uniformly at random
+        (``ties="random"``) or the first (``ties="first"``, what ``numpy``/``torch`` ``argmax``
+        does). The rule matters on the toy, where the priors' tall hills tie exactly (D.19)."""
+        if len(tied) == 1 or self.ties == "first":
+            return int(tied[0])
+        return int(tied[self.rng.integers(len(tied))])
+
     def argmax_random(self, values: np.ndarray) -> int:
-        """Index of the maximum of ``values``, ties broken uniformly at random (D.19)."""
-        best = np.flatnonzero(values >= np.max(values) - 1e-12 * max(1.0, abs(np.max(values))))
-        return int(best[self.rng.integers(len(best))]) if len(best) > 1 else int(best[0])
+        """Index of the maximum of ``values``, ties broken by the ``ties`` rule (D.19)."""
+        top = np.max(values)
+        return self.pick(np.flatnonzero(values >= top - 1e-12 * max(1.0, abs(top))))
 
     def _append_all(
         self, x: np.ndarray, t: float, y: float, which: np.ndarray | None = None
@@ -484,12 +531,14 @@ class PriorSetAlgorithm(Algorithm):
         return {
             "priors": self._priors_option
             if isinstance(self._priors_option, str)
+            or (isinstance(self._priors_option, dict) and self._priors_option.get("set") == "hills")
             else [p.__dict__ for p in self.priors],
             "beta": self.beta_spec,
             "delta": self.delta,
             "horizon_steps": self.horizon_steps,
             "n_candidates": self.n_candidates,
             "search_space": None if self.search_space is None else self.search_space.as_dict(),
+            "ties": self.ties,
         }
 
 
@@ -498,16 +547,24 @@ class PEGPUCB(PriorSetAlgorithm):
 
     name = "pe-gp-ucb"
 
-    def __init__(self, *, keep_last: bool = True, **options: Any) -> None:
+    def __init__(
+        self, *, keep_last: bool = True, test_sigma: str = "pre", **options: Any
+    ) -> None:
         super().__init__(**options)
+        if test_sigma not in TEST_SIGMAS:
+            raise ValueError(
+                f"unknown test_sigma {test_sigma!r}; valid: {', '.join(TEST_SIGMAS)}"
+            )
         self.keep_last = bool(keep_last)
+        self.test_sigma = test_sigma
         n = len(self.priors)
         self.active = np.ones(n, bool)
         #: per prior: sum of eta_i, |S^p|, sum of beta_i sigma^p_{i-1}(x_i) over i in S^p
         self.sum_eta = np.zeros(n)
         self.count = np.zeros(n, int)
         self.sum_width = np.zeros(n)
-        self._pending: tuple[int, np.ndarray, float, float] | None = None
+        #: (p_t, x_t, mu^{p_t}_{t-1}(x_t), beta_t, sigma^{p_t}_{t-1}(x_t)) of the last proposal
+        self._pending: tuple[int, np.ndarray, float, float, float] | None = None
         self.eliminated = -1
         self.last_statistic = math.nan
         self.last_threshold = math.nan
@@ -524,22 +581,31 @@ class PEGPUCB(PriorSetAlgorithm):
                 choices.append((top, int(p), int(j), float(mu[j]), float(sd[j])))
             best_val = max(best_val, top)
         tol = 1e-12 * max(1.0, abs(best_val))
-        choices = [c for c in choices if c[0] >= best_val - tol]
-        _, p, j, mu, sd = choices[int(self.rng.integers(len(choices)))]
+        choices = [c for c in choices if c[0] >= best_val - tol]  # in (prior, x) order
+        _, p, j, mu, sd = choices[self.pick(np.arange(len(choices)))]
         x = X[j].copy()
         self.selected = p
         # the PRE-update posterior (conditioned on D_{t-1} only) is stored now, before y exists
-        self._pending = (p, x, mu, beta * sd)
+        self._pending = (p, x, mu, beta, sd)
         return x
 
     def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
         x = np.asarray(x, float).reshape(-1)
         self.eliminated = -1
         pending, self._pending = self._pending, None
-        if not warmup and pending is not None and np.allclose(pending[1], x):
-            p, _, mu, width = pending
-            self.record_error(p, float(y) - mu, width, self.t_index)
+        if warmup or pending is None or not np.allclose(pending[1], x):
+            self._append_all(x, t, y, self.active)
+            return
+        p, _, mu, beta, sd = pending
+        step = self.t_index
+        if self.test_sigma == "pre":
+            self.record_error(p, float(y) - mu, beta * sd, step)
+            self._append_all(x, t, y, self.active)
+            return
+        # "post": Algorithm 1's line 12 read literally, sigma^{p_t}_t(x_t) AFTER y_t joined D_t
         self._append_all(x, t, y, self.active)
+        sd_post = float(self.gps[p].predict(x[None, :], t)[1][0])
+        self.record_error(p, float(y) - mu, beta * sd_post, step)
 
     def record_error(self, p: int, eta: float, width: float, t: int) -> bool:
         """Add step ``t``'s error ``eta`` and width ``beta_t sigma_{t-1}`` to S^p; run the test.
@@ -576,7 +642,7 @@ class PEGPUCB(PriorSetAlgorithm):
         }
 
     def options(self) -> dict[str, Any]:
-        return {**super().options(), "keep_last": self.keep_last}
+        return {**super().options(), "keep_last": self.keep_last, "test_sigma": self.test_sigma}
 
 
 class MLEPrior(PriorSetAlgorithm):
@@ -661,8 +727,7 @@ class RegretBalancing(PriorSetAlgorithm):
         X = self.candidates[self.available(t)]
         act = np.flatnonzero(self.active)
         plays = self.count[act]
-        least = act[plays == plays.min()]
-        p = int(least[self.rng.integers(len(least))])
+        p = int(act[self.pick(np.flatnonzero(plays == plays.min()))])
         beta = self.beta_t(self.t_index)
         u, _, sd = self.ucb(p, X, t, beta)
         j = self.argmax_random(u)
