@@ -156,6 +156,11 @@ from tvbo.benchmarks.static import STATIC, static_factory  # noqa: E402
 for _name, _cls in STATIC.items():
     register(_name, static_factory(_cls))
 
+# ... and its 8-D garden sprinkler computer model (Siebertz et al.; R CompModels), range maximised
+from tvbo.benchmarks.sprinkler import make_sprinkler  # noqa: E402
+
+register("sprinkler", make_sprinkler)
+
 # SparQ-GP-UCB's 1-D synthetic moving bump (Mauduit et al., §4.1)
 from tvbo.benchmarks.moving_bump import make_moving_bump  # noqa: E402
 

@@ -11,9 +11,7 @@ Defaults (documented, all overridable): ``noise_var = 0`` (the paper's noise-fre
 (so compute time alone drives the clock, as the paper's regret-vs-CPU-time plots need; the
 ``counted`` model always charges something, so the clock advances), ``horizon = 600`` s.
 
-Not implemented: the 8-D garden sprinkler model (spec §5.3). The spec names its inputs and
-domains and one reference output but not its equations, and the only public source (R package
-CompModels) is obfuscated C; it is left out rather than guessed.
+The paper's 8-D garden sprinkler model (spec §5.3) is :mod:`tvbo.benchmarks.sprinkler`.
 """
 
 from __future__ import annotations
