@@ -408,6 +408,16 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_paper_figures(args: argparse.Namespace) -> int:
+    """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.paper_figures import write_paper_figures
+
+    for path in write_paper_figures(campaign, Path(args.outdir), args.paper, dpi=args.dpi):
+        print(path)
+    return 0
+
+
 # -- parser ---------------------------------------------------------------------------------------
 def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -527,6 +537,21 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_whatif)
 
 
+def _add_paper_figures(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "paper-figures",
+        help="write the figures of a seed paper (sparq, pegpucb, boke) for a campaign (PNG + CSV)",
+        description="sparq: average regret over steps (mean +- std); pegpucb: cumulative and "
+        "average regret over steps (mean +- s.e.) and the proportion of steps each candidate "
+        "prior was used; boke: simple regret vs iteration and vs cumulative CPU time.",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument("--paper", required=True, choices=("sparq", "pegpucb", "boke"))
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_paper_figures)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tvbo`` argument parser with all sub-commands."""
     parser = _Parser(
@@ -591,6 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE.csv")
     p.set_defaults(func=cmd_runs)
     _add_theory_whatif(sub)
+    _add_paper_figures(sub)
     return parser
 
 
