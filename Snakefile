@@ -32,6 +32,8 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analyze.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/paper_figures.smk"
+include: "workflow/rules/paper_figures_targets.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/whatif.smk"
 include: "workflow/rules/theory_whatif_targets.smk"
@@ -40,6 +42,7 @@ include: "workflow/rules/theory_whatif_targets.smk"
 rule all:
     input:
         final_outputs(),
+        paper_figure_outputs(),
         theory_targets(),
         whatif_targets(),
     default_target: True

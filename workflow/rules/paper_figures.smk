@@ -1,0 +1,112 @@
+# Figures that correspond to the seed papers' figures (tvbo/analysis/paper_figures.py), for the
+# papers named in config["paper_figures"]: sparq (average regret over steps), pegpucb (regret
+# over steps and the proportion of steps each prior was used), boke (simple regret vs iteration
+# and vs CPU time). Each rule writes the PNG and the CSV of the plotted numbers.
+
+
+rule paper_figures_sparq:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        figure=report(
+            "results/{campaign}/paper_figures/sparq_average_regret.png",
+            caption="../report/paper_sparq.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "SparQ-GP-UCB", "content": "figure"},
+        ),
+        numbers=report(
+            "results/{campaign}/paper_figures/sparq_average_regret.csv",
+            caption="../report/paper_sparq.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "SparQ-GP-UCB", "content": "numbers (CSV)"},
+        ),
+    log:
+        "results/{campaign}/logs/paper_figures_sparq.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq "
+        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+
+
+rule paper_figures_pegpucb:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        regret=report(
+            "results/{campaign}/paper_figures/pegpucb_regret.png",
+            caption="../report/paper_pegpucb_regret.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "PE-GP-UCB", "content": "regret figure"},
+        ),
+        regret_numbers=report(
+            "results/{campaign}/paper_figures/pegpucb_regret.csv",
+            caption="../report/paper_pegpucb_regret.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "PE-GP-UCB", "content": "regret numbers (CSV)"},
+        ),
+        priors=report(
+            "results/{campaign}/paper_figures/pegpucb_prior_selection.png",
+            caption="../report/paper_pegpucb_priors.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "PE-GP-UCB", "content": "prior selection figure"},
+        ),
+        prior_numbers=report(
+            "results/{campaign}/paper_figures/pegpucb_prior_selection.csv",
+            caption="../report/paper_pegpucb_priors.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "PE-GP-UCB", "content": "prior selection numbers (CSV)"},
+        ),
+    log:
+        "results/{campaign}/logs/paper_figures_pegpucb.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb "
+        '--outdir "$(dirname {output.regret:q})" > {log:q} 2>&1'
+
+
+rule paper_figures_boke:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        figure=report(
+            "results/{campaign}/paper_figures/boke_simple_regret.png",
+            caption="../report/paper_boke.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "BOKE", "content": "figure"},
+        ),
+        numbers=report(
+            "results/{campaign}/paper_figures/boke_simple_regret.csv",
+            caption="../report/paper_boke.rst",
+            category=config["campaign"],
+            subcategory="Paper figures",
+            labels={"paper": "BOKE", "content": "numbers (CSV)"},
+        ),
+    log:
+        "results/{campaign}/logs/paper_figures_boke.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
+        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+
