@@ -71,8 +71,9 @@ class EngineOptions:
             raise ValueError(f"evaluators must be >= 1, got {self.evaluators}")
         for name in ("expert_cost", "expert_noise_var"):
             value = getattr(self, name)
-            if value is not None and not value >= 0:
-                raise ValueError(f"{name} must be >= 0, got {value!r}")
+            # an infinite expert cost would stall the clock on the first side query
+            if value is not None and not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be >= 0 and finite, got {value!r}")
 
 
 def seed_streams(seed: int) -> dict[str, np.random.Generator]:
