@@ -14,7 +14,8 @@ listing of the model (``Rasensprenger.m``, (c) 2002-2009 K. Siebertz / D. van Be
 published with a teaching app at github.com/mariobecerra/garden_sprinkler_simulator), written
 out as mathematics and implemented here from them (vectorised; no code was copied), then
 checked against CompModels' documented example (:data:`COMPMODELS_EXAMPLE`), which this module
-reproduces to all printed digits. CompModels' own C source is obfuscated and was not used.
+reproduces to all printed digits. CompModels' own C source is obfuscated; it was only read
+to find its start value of the line loss and the true order of its outputs (both below).
 
 Inputs (CompModels order and domains; SI units inside the model)
 ---------------------------------------------------------------
