@@ -36,6 +36,9 @@ PROG = "tvbo"
 STAMPS: tuple[str, ...] = ("sample", "decide")
 #: the published noise/cost tables: [B] "without a metronome" Table 3, [A] ICML Table 2
 COST_TABLES: tuple[str, ...] = ("metronome", "icml")
+#: what ``tvbo compare --paper`` accepts (tvbo.analysis.compare.PAPER_CHOICES; kept here so that
+#: building the parser does not import pandas)
+COMPARE_PAPERS: tuple[str, ...] = ("auto", "bolt-metronome", "bolt-icml", "wdbo", "none")
 #: what ``tvbo list`` can list
 LISTABLE: tuple[str, ...] = ("benchmarks", "algorithms", "compute")
 #: ``tvbo whatif --nstar-summary`` choices (= tvbo.analysis.whatif.NSTAR_SUMMARIES, repeated here
@@ -354,12 +357,37 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    """Write the regret tables (CSV and Markdown, mean +- standard error over seeds)."""
+    """Write the papers' regret tables: CSV, Markdown, LaTeX and the normalised values."""
+    from tvbo.analysis.tables import TABLE_FORMATS, write_tables
+
+    formats = args.format or list(TABLE_FORMATS)
     campaign = _load_campaign(args.campaign)
-    from tvbo.analysis.tables import write_tables
+    Path(args.outdir).mkdir(parents=True, exist_ok=True)
+    for path in write_tables(campaign, Path(args.outdir), formats=formats, ci=args.ci):
+        print(path)
+    return 0
+
+
+def _alias(text: str) -> tuple[str, str]:
+    """One ``PAPER_NAME=CAMPAIGN_NAME`` of ``tvbo compare --alias``."""
+    name, sep, target = text.partition("=")
+    if not sep or not name.strip() or not target.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected PAPER_NAME=CAMPAIGN_NAME (e.g. bolt-icml=bolt), got {text!r}"
+        )
+    return name.strip(), target.strip()
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Write the paper-vs-tvbo table (CSV, Markdown, LaTeX) and the normalised-regret figure."""
+    aliases = dict(args.alias or [])
+    if len(aliases) != len(args.alias or []):
+        raise UsageError("--alias names the same paper algorithm twice")
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.compare import write_comparison
 
     Path(args.outdir).mkdir(parents=True, exist_ok=True)
-    for path in write_tables(campaign, Path(args.outdir)):
+    for path in write_comparison(campaign, Path(args.outdir), paper=args.paper, aliases=aliases):
         print(path)
     return 0
 
@@ -594,10 +622,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="CAMPAIGN.nc", help="campaign file to write")
     p.set_defaults(func=cmd_merge)
 
-    p = sub.add_parser("table", help="write regret tables (CSV + Markdown) of a campaign")
+    p = sub.add_parser(
+        "table",
+        help="write the papers' regret tables (CSV, Markdown, LaTeX) of a campaign",
+        description="Average and time-integrated regret per benchmark x algorithm, mean ± s.e. "
+        "over seeds: best in bold, cells whose interval mean ± CI x s.e. overlaps the best one's "
+        "underlined, and the papers' normalised Overall row.",
+    )
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument(
+        "--ci",
+        type=nonnegative_float,
+        default=1.0,
+        metavar="K",
+        help="interval half-width in standard errors for the underlines (default 1, the papers' "
+        "mean ± s.e.; 1.96 for 95%% normal intervals; 0 for no underlines)",
+    )
+    p.add_argument(
+        "--format",
+        nargs="+",
+        choices=("csv", "md", "tex", "normalised"),
+        metavar="FORMAT",
+        help="formats to write: csv md tex normalised (default: all)",
+    )
     p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser(
+        "compare",
+        help="paper vs tvbo table and the normalised-regret figure of a campaign",
+        description="Put a published table (BOLT [B] 'metronome', BOLT [A] 'icml', W-DBO) beside "
+        "the campaign's average regret for every shared (benchmark, algorithm), with "
+        "differences, flags and ranks, and draw the papers' normalised-regret figure.",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument(
+        "--paper",
+        choices=COMPARE_PAPERS,
+        default="auto",
+        help="paper table: auto (the one matching the campaign's cost table), bolt-metronome, "
+        "bolt-icml, wdbo, or none (only the figure, tvbo alone); default auto",
+    )
+    p.add_argument(
+        "--alias",
+        type=_alias,
+        action="append",
+        metavar="PAPER_NAME=CAMPAIGN_NAME",
+        help="compare the paper's algorithm PAPER_NAME (tvbo name) with the campaign's "
+        "CAMPAIGN_NAME, e.g. bolt-icml=bolt (repeatable)",
+    )
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("figures", help="write the figures (PNG) of a campaign")
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
