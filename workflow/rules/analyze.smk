@@ -1,4 +1,7 @@
-# Regret tables (mean +- standard error over seeds) and figures of the campaign, for the report.
+# The papers' regret tables (mean +- standard error over seeds, bold/underline, normalised Overall
+# row) in CSV, Markdown and LaTeX, the figures of the campaign, and the comparison with the
+# published tables. Every output is in the report under the campaign's name (category) and one
+# of the subcategories Tables / Figures / Paper comparison.
 
 
 rule regret_tables:
@@ -8,26 +11,58 @@ rule regret_tables:
         average_regret_csv=report(
             "results/{campaign}/tables/average_regret.csv",
             caption="../report/average_regret.rst",
-            category="Tables",
+            category=CAMPAIGN,
+            subcategory="Tables",
             labels={"metric": "average regret", "format": "csv"},
         ),
         average_regret_md=report(
             "results/{campaign}/tables/average_regret.md",
             caption="../report/average_regret.rst",
-            category="Tables",
+            category=CAMPAIGN,
+            subcategory="Tables",
             labels={"metric": "average regret", "format": "markdown"},
+        ),
+        average_regret_tex=report(
+            "results/{campaign}/tables/average_regret.tex",
+            caption="../report/average_regret.rst",
+            category=CAMPAIGN,
+            subcategory="Tables",
+            labels={"metric": "average regret", "format": "latex"},
+        ),
+        average_regret_normalised=report(
+            "results/{campaign}/tables/average_regret_normalised.csv",
+            caption="../report/normalised_regret_table.rst",
+            category=CAMPAIGN,
+            subcategory="Tables",
+            labels={"metric": "average regret", "format": "normalised csv"},
         ),
         time_integrated_regret_csv=report(
             "results/{campaign}/tables/time_integrated_regret.csv",
             caption="../report/time_integrated_regret.rst",
-            category="Tables",
+            category=CAMPAIGN,
+            subcategory="Tables",
             labels={"metric": "time-integrated regret", "format": "csv"},
         ),
         time_integrated_regret_md=report(
             "results/{campaign}/tables/time_integrated_regret.md",
             caption="../report/time_integrated_regret.rst",
-            category="Tables",
+            category=CAMPAIGN,
+            subcategory="Tables",
             labels={"metric": "time-integrated regret", "format": "markdown"},
+        ),
+        time_integrated_regret_tex=report(
+            "results/{campaign}/tables/time_integrated_regret.tex",
+            caption="../report/time_integrated_regret.rst",
+            category=CAMPAIGN,
+            subcategory="Tables",
+            labels={"metric": "time-integrated regret", "format": "latex"},
+        ),
+        time_integrated_regret_normalised=report(
+            "results/{campaign}/tables/time_integrated_regret_normalised.csv",
+            caption="../report/normalised_regret_table.rst",
+            category=CAMPAIGN,
+            subcategory="Tables",
+            labels={"metric": "time-integrated regret", "format": "normalised csv"},
         ),
     log:
         "results/{campaign}/logs/regret_tables.log",
@@ -49,19 +84,22 @@ rule figures:
         regret=report(
             "results/{campaign}/figures/regret_vs_time.png",
             caption="../report/regret_vs_time.rst",
-            category="Figures",
+            category=CAMPAIGN,
+            subcategory="Figures",
             labels={"figure": "regret vs time"},
         ),
         dataset_size=report(
             "results/{campaign}/figures/dataset_size_vs_time.png",
             caption="../report/dataset_size_vs_time.rst",
-            category="Figures",
+            category=CAMPAIGN,
+            subcategory="Figures",
             labels={"figure": "dataset size vs time"},
         ),
         response_time=report(
             "results/{campaign}/figures/response_time_vs_dataset_size.png",
             caption="../report/response_time_vs_dataset_size.rst",
-            category="Figures",
+            category=CAMPAIGN,
+            subcategory="Figures",
             labels={"figure": "response time vs dataset size"},
         ),
     log:
@@ -75,3 +113,74 @@ rule figures:
     shell:
         'MPLBACKEND=Agg tvbo figures {input.campaign:q} --outdir "$(dirname {output.regret:q})" '
         "> {log:q} 2>&1"
+
+
+rule normalised_regret_figure:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        figure=report(
+            "results/{campaign}/figures/normalised_regret.png",
+            caption="../report/normalised_regret.rst",
+            category=CAMPAIGN,
+            subcategory="Figures",
+            labels={"figure": "normalised average regret"},
+        ),
+    log:
+        "results/{campaign}/logs/normalised_regret_figure.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none "
+        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+
+
+rule paper_comparison:
+    input:
+        campaign=rules.merge_runs.output.campaign,
+    output:
+        csv=report(
+            "results/{campaign}/comparison/{paper}/paper_vs_tvbo.csv",
+            caption="../report/paper_vs_tvbo.rst",
+            category=CAMPAIGN,
+            subcategory="Paper comparison",
+            labels={"paper": "{paper}", "content": "table (csv)"},
+        ),
+        md=report(
+            "results/{campaign}/comparison/{paper}/paper_vs_tvbo.md",
+            caption="../report/paper_vs_tvbo.rst",
+            category=CAMPAIGN,
+            subcategory="Paper comparison",
+            labels={"paper": "{paper}", "content": "table (markdown)"},
+        ),
+        tex=report(
+            "results/{campaign}/comparison/{paper}/paper_vs_tvbo.tex",
+            caption="../report/paper_vs_tvbo.rst",
+            category=CAMPAIGN,
+            subcategory="Paper comparison",
+            labels={"paper": "{paper}", "content": "table (latex)"},
+        ),
+        figure=report(
+            "results/{campaign}/comparison/{paper}/normalised_regret.png",
+            caption="../report/normalised_regret_vs_paper.rst",
+            category=CAMPAIGN,
+            subcategory="Paper comparison",
+            labels={"paper": "{paper}", "content": "normalised regret figure"},
+        ),
+    log:
+        "results/{campaign}/logs/paper_comparison_{paper}.log",
+    params:
+        aliases=paper_alias_options,
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper {wildcards.paper} "
+        '{params.aliases} --outdir "$(dirname {output.csv:q})" > {log:q} 2>&1'

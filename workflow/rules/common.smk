@@ -13,6 +13,28 @@ from pathlib import Path
 from snakemake.utils import validate
 
 
+#: the keys whose product is the run grid (benchmarks x algorithms x seeds x speeds)
+GRID_KEYS = ("benchmarks", "algorithms", "seeds", "speeds")
+
+
+def _check_grid(cfg):
+    """An empty grid is named as such before the schema's terser 'should be non-empty'.
+
+    A key given as an empty list (or left empty in YAML, i.e. null) would plan zero runs, and
+    merging zero runs has no meaning; say which key is empty and what it must hold.
+    """
+    empty = [key for key in GRID_KEYS if key in cfg and (cfg[key] is None or cfg[key] == [])]
+    if empty:
+        raise ValueError(
+            f"config: empty grid: {' and '.join(map(repr, empty))} "
+            f"{'is' if len(empty) == 1 else 'are'} empty, so the campaign would have no run "
+            "(runs = benchmarks x algorithms x seeds x speeds); give at least one benchmark "
+            "(`tvbo list benchmarks`), algorithm (`tvbo list algorithms`), seed (integer >= 0) "
+            "and speed (> 0)"
+        )
+
+
+_check_grid(config)
 validate(config, schema="../schemas/config.schema.yaml")
 
 # The rules call the `tvbo` console script. When snakemake is started as `.venv/bin/snakemake`
@@ -68,6 +90,25 @@ def _check_config(cfg):
         raise ValueError(
             f"config: time_grid_step {cfg['time_grid_step']} exceeds horizon {horizon}"
         )
+    _check_paper_aliases(cfg)
+
+
+def _check_paper_aliases(cfg):
+    """paper_aliases maps an algorithm of a published table onto an algorithm of the campaign."""
+    from tvbo.analysis.published import PAPERS, paper_table
+
+    published = sorted({a for p in PAPERS for a in paper_table(p)["algorithm"]})
+    for name, target in cfg["paper_aliases"].items():
+        if name not in published:
+            raise ValueError(
+                f"config: paper_aliases key {name!r} is no algorithm of a published table; "
+                f"valid keys: {', '.join(published)}"
+            )
+        if target not in cfg["algorithms"]:
+            raise ValueError(
+                f"config: paper_aliases {name!r} -> {target!r}, but {target!r} is not in the "
+                f"campaign's algorithms: {', '.join(cfg['algorithms'])}"
+            )
 
 
 _check_config(config)
@@ -82,12 +123,17 @@ CAMPAIGN = config["campaign"]
 SPEEDS = [speed_label(s) for s in config["speeds"]]
 
 
+#: the published tables tvbo ships (tvbo/analysis/data/published_results.csv)
+from tvbo.analysis.published import PAPERS as PUBLISHED_TABLES  # noqa: E402 (after the checks)
+
+
 def _alternatives(values):
     return "|".join(re.escape(str(v)) for v in values)
 
 
 wildcard_constraints:
     campaign=_alternatives([CAMPAIGN]),
+    paper=_alternatives(PUBLISHED_TABLES),
     benchmark=_alternatives(config["benchmarks"]),
     algorithm=_alternatives(config["algorithms"]),
     seed=r"\d+",
@@ -165,17 +211,85 @@ def prepared_data_path(source):
     return f"data/ozone/ozone_{config['data']['ozone']['tag']}.nc"
 
 
-def benchmark_data_file(wildcards):
-    """Input of a simulation: the prepared data of a real-data benchmark ([] for the others).
+def data_file_for(benchmark):
+    """The prepared data a benchmark reads ([] for benchmarks without real data).
 
     A `path` in benchmark_options.<name>.options wins (a file the user prepared); otherwise the
     default prepared field, which the data rules download and build on demand.
     """
-    source = DATA_SOURCES.get(wildcards.benchmark)
+    source = DATA_SOURCES.get(benchmark)
     if source is None:
         return []
-    options = config["benchmark_options"].get(wildcards.benchmark, {}).get("options", {})
+    options = config["benchmark_options"].get(benchmark, {}).get("options", {})
     return [options.get("path", prepared_data_path(source))]
+
+
+def benchmark_data_file(wildcards):
+    """Input of a simulation: the prepared data of its real-data benchmark ([] for others)."""
+    return data_file_for(wildcards.benchmark)
+
+
+def _is_local_mirror(mirror):
+    return bool(mirror) and (mirror.startswith("file:") or "://" not in mirror)
+
+
+def _check_data(cfg):
+    """Every real-data benchmark of the grid must have its data configured: checked at parse time.
+
+    Its prepared field must exist already, or be a file the data rules produce (an Intel day
+    data/intel/intel_<date>.nc, or data/ozone/ozone_<data.ozone.tag>.nc); otherwise Snakemake
+    would only say 'Missing input files for rule simulate_run' once the DAG is built. When the
+    field must be built from a download through a LOCAL mirror (data.mirror), the mirror must
+    hold the files (a missing folder or file is reported now, not after the first jobs ran).
+    """
+    from tvbo.data.download import MirrorError, resolve_source
+
+    for benchmark in cfg["benchmarks"]:
+        source = DATA_SOURCES.get(benchmark)
+        if source is None:
+            continue
+        (path,) = data_file_for(benchmark)
+        if Path(path).is_file():
+            continue
+        if source == "intel":
+            producible = re.fullmatch(r"data/intel/intel_\d{4}-\d{2}-\d{2}\.nc", path)
+            rule_output = "data/intel/intel_<yyyy-mm-dd>.nc"
+        else:
+            producible = path == prepared_data_path("ozone")
+            rule_output = f"{prepared_data_path('ozone')} (data.ozone.tag)"
+        if not producible:
+            raise ValueError(
+                f"config: benchmark {benchmark!r} reads its data from {path!r} "
+                f"(benchmark_options.{benchmark}.options.path), which does not exist and "
+                f"which no data rule produces (they build {rule_output}); prepare that file "
+                f"('tvbo data --help'), or drop the path to use the {source} data configured "
+                "under data:"
+            )
+        mirror = cfg["data"]["mirror"]
+        if not _is_local_mirror(mirror):
+            continue  # official URLs or an http(s) mirror: reachable only at run time
+        if source == "intel":
+            intel = cfg["data"]["intel"]
+            raw = [("data/raw/intel/data.txt.gz", intel["url"]),
+                   ("data/raw/intel/mote_locs.txt", intel["locs_url"])]
+        else:
+            template = cfg["data"]["ozone"]["url_template"]
+            raw = [(f"data/raw/ozone/daily_44201_{year}.zip", template.format(year=year))
+                   for year in cfg["data"]["ozone"]["years"]]
+        for local, url in raw:
+            if Path(local).is_file():
+                continue
+            try:
+                resolve_source(url, mirror=mirror, mirror_files=cfg["data"]["mirror_files"])
+            except (MirrorError, ValueError) as err:
+                raise ValueError(
+                    f"config: benchmark {benchmark!r} needs {path}, built from {url}, but the "
+                    f"data mirror cannot provide it: {err} (set data.mirror to a folder holding "
+                    "the files, or to null to download the official URLs)"
+                ) from None
+
+
+_check_data(config)
 
 
 def data_targets():
@@ -192,21 +306,63 @@ def campaign_config_yaml(wildcards):
     return yaml.safe_dump(dict(config), sort_keys=False)
 
 
+def paper_comparisons():
+    """The paper tables to compare with: config paper_tables ('auto' -> the cost table's), kept
+    only when they share a (benchmark, algorithm) with the grid. Decided here, at DAG time, so
+    a campaign without a shared pair requests no comparison at all."""
+    from tvbo.analysis.published import paper_for_cost_table, shared_pairs
+
+    chosen = []
+    for paper in config["paper_tables"]:
+        if paper == "auto":
+            paper = paper_for_cost_table(config["cost_table"])
+        if paper in chosen:
+            continue
+        pairs = shared_pairs(paper, config["benchmarks"], config["algorithms"],
+                             config["paper_aliases"])
+        if pairs:
+            chosen.append(paper)
+    return chosen
+
+
+PAPER_COMPARISONS = paper_comparisons()
+
+
+def paper_alias_options(wildcards):
+    """`--alias PAPER=CAMPAIGN` options of `tvbo compare` for the aliases this paper knows."""
+    from tvbo.analysis.published import paper_table
+
+    names = set(paper_table(wildcards.paper)["algorithm"])
+    pairs = [f"{k}={v}" for k, v in sorted(config["paper_aliases"].items()) if k in names]
+    return shlex.join([arg for pair in pairs for arg in ("--alias", pair)])
+
+
 def final_outputs():
-    """The default targets: tables, figures, the per-run table and the resolved config."""
+    """The default targets: the papers' tables (CSV, Markdown, LaTeX, normalised), figures
+    (the normalised-regret figure when >= 2 algorithms), the per-run table, the resolved config
+    and one paper-vs-tvbo comparison per paper table sharing a pair with the grid."""
     tables = expand(
-        "results/{campaign}/tables/{metric}.{ext}",
+        "results/{campaign}/tables/{metric}{suffix}",
         campaign=CAMPAIGN,
         metric=["average_regret", "time_integrated_regret"],
-        ext=["csv", "md"],
+        suffix=[".csv", ".md", ".tex", "_normalised.csv"],
     )
     figures = expand(
         "results/{campaign}/figures/{figure}.png",
         campaign=CAMPAIGN,
         figure=["regret_vs_time", "dataset_size_vs_time", "response_time_vs_dataset_size"],
     )
+    if len(config["algorithms"]) >= 2:
+        figures += expand("results/{campaign}/figures/normalised_regret.png", campaign=CAMPAIGN)
+    comparisons = expand(
+        "results/{campaign}/comparison/{paper}/{name}",
+        campaign=CAMPAIGN,
+        paper=PAPER_COMPARISONS,
+        name=["paper_vs_tvbo.csv", "paper_vs_tvbo.md", "paper_vs_tvbo.tex",
+              "normalised_regret.png"],
+    )
     extra = expand(
         ["results/{campaign}/tables/runs.csv", "results/{campaign}/config.yaml"],
         campaign=CAMPAIGN,
     )
-    return tables + figures + extra
+    return tables + figures + comparisons + extra

@@ -1,4 +1,5 @@
-# Provenance for the report: one row per run, and the configuration as validated (defaults filled).
+# Provenance for the report: one row per run, and the configuration as validated (defaults filled),
+# both under the campaign's name in the report (subcategories Runs and Configuration).
 
 
 rule runs_table:
@@ -8,7 +9,8 @@ rule runs_table:
         runs=report(
             "results/{campaign}/tables/runs.csv",
             caption="../report/runs.rst",
-            category="Runs",
+            category=CAMPAIGN,
+            subcategory="Runs",
         ),
     log:
         "results/{campaign}/logs/runs_table.log",
@@ -27,7 +29,8 @@ rule campaign_config:
         config=report(
             "results/{campaign}/config.yaml",
             caption="../report/config.rst",
-            category="Configuration",
+            category=CAMPAIGN,
+            subcategory="Configuration",
         ),
     log:
         "results/{campaign}/logs/campaign_config.log",
