@@ -383,6 +383,18 @@ def test_empirical_prior_kernel():
         pe.CandidatePrior(space_kernel="empirical")
 
 
+def test_options_of_empirical_priors_are_json():
+    """The run file records the options as JSON: an empirical prior's covariance (a numpy
+    array) once made every Intel run fail in ``tvbo.simulate``."""
+    import json
+
+    C = np.array([[2.0, 0.5], [0.5, 1.0]])
+    prior = pe.CandidatePrior(space_kernel="empirical", covariance=C, locations=np.eye(2))
+    for name in ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing"):
+        opts = json.loads(json.dumps(make(name, priors=[prior]).options()))
+        assert opts["priors"][0]["covariance"] == C.tolist()
+
+
 def test_intel_priors_from_a_prepared_day():
     from pathlib import Path
 
@@ -426,3 +438,18 @@ def test_intel_priors_from_a_prepared_day():
         x = alg.propose(t)
         alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 12.5, warmup=False)
     assert alg.active.tolist() == [True, False]  # the shifted prior is eliminated
+    # end to end through simulate: the run file records the prior-set mapping as given
+    mapping = {"set": "intel", "paths": [str(path)], "step_seconds": 12.5, "epsilon_grid": [0.0]}
+    ds = tvbo.simulate(
+        "temperature-sensors",
+        "pe-gp-ucb",
+        compute="polynomial",
+        polynomial=[0.0],
+        warmup=0,
+        cost=12.5,
+        max_iterations=4,
+        benchmark_options={"path": str(path), "step_seconds": 12.5},
+        algorithm_options={"priors": mapping, "horizon_steps": 10},
+    )
+    assert int(ds["n_iterations"].squeeze()) == 4
+    assert '"set": "intel"' in ds.attrs["config_json"]

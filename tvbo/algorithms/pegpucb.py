@@ -527,12 +527,20 @@ class PriorSetAlgorithm(Algorithm):
     def dataset_size(self) -> int:
         return self.n_observations
 
+    def _prior_options(self) -> str | dict | list[dict]:
+        """The ``priors`` option as the run file records it (JSON): a named set or prior-set
+        mapping as given (compact, and enough to rebuild the priors), else one mapping per prior
+        with arrays (an empirical covariance, its locations) as nested lists."""
+        if isinstance(self._priors_option, str | dict):
+            return self._priors_option
+        return [
+            {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in p.__dict__.items()}
+            for p in self.priors
+        ]
+
     def options(self) -> dict[str, Any]:
         return {
-            "priors": self._priors_option
-            if isinstance(self._priors_option, str)
-            or (isinstance(self._priors_option, dict) and self._priors_option.get("set") == "hills")
-            else [p.__dict__ for p in self.priors],
+            "priors": self._prior_options(),
             "beta": self.beta_spec,
             "delta": self.delta,
             "horizon_steps": self.horizon_steps,
