@@ -23,6 +23,7 @@ from tvbo.algorithms.sparq import (
     kept_mask,
     n_expert_queries,
 )
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.sim.work import WorkCounter
 
@@ -263,6 +264,48 @@ def test_bad_options_are_rejected_with_valid_choices():
         SparQGPUCB(delta=1.5)
     with pytest.raises(ValueError, match="unknown algorithm 'sparq'"):
         tvbo.algorithms.make("sparq")
+
+
+def _trapped(cold_start: bool) -> SparQGPUCB:
+    """A SparQ whose warm start sits in the "everything is noise" optimum, on moving-bump data
+    (the inputs of seed 2 of the paper study at step 19, where the run got trapped)."""
+    z = np.array([-50.0, -49.6, -43.1, -37.2, -30.1, -24.6, -14.6, -6.0, -0.4, 1.5, 4.7, 5.0])
+    z = np.concatenate([z, [11.1, 19.9, 26.9, 34.5, 38.7, 43.6, 50.0]])
+    x = ((z + 50.0) / 100.0)[:, None]
+    y = tvbo.benchmarks.make("moving-bump")(x, 19.0)
+    y = y + 0.1 * np.random.default_rng(0).standard_normal(len(y))
+    alg = SparQGPUCB(fit_cold_start=cold_start, **FAST)
+    alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+    alg.ingest(x[-1], 19.0, float(y[-1]), now=19.0, warmup=False)
+    alg.ingest_side(x[:-1], np.full(len(y) - 1, 19.0), y[:-1])
+    trap = Hyperparameters(
+        signal_var=0.05, lengthscale_space=8.26, lengthscale_time=None, noise_var=1.0
+    )
+    alg.hp = trap
+    alg._fit_gp.set_hyperparameters(trap)
+    alg._fit()
+    return alg
+
+
+def test_cold_start_escapes_the_all_noise_optimum_a_warm_start_keeps():
+    stuck = _trapped(cold_start=False)
+    freed = _trapped(cold_start=True)
+    # the warm start alone stays in the flat, all-noise optimum ...
+    assert stuck.hp.lengthscale_space > 1.0 and stuck.hp.signal_var < 0.1
+    # ... the second start from ``initial`` finds the structure (bump ~0.03-0.06 wide once
+    # normalised), and its likelihood is higher
+    assert 0.01 < freed.hp.lengthscale_space < 0.2 and freed.hp.signal_var > 0.3
+    assert freed.state()["cold_start_won"] == 1.0
+    assert math.isnan(stuck.state()["cold_start_won"])
+
+    def lml(alg: SparQGPUCB) -> float:
+        X, y = alg._fit_set()
+        mean, std = alg._standardization()
+        gp = ExactGP(alg.kernel, alg.hp, standardize=False)
+        gp.set_data(X, None, (y - mean) / std)
+        return float(gp.log_marginal_likelihood())
+
+    assert lml(freed) > lml(stuck) + 1.0
 
 
 # -- the engine: expert on the virtual clock ---------------------------------------------------
