@@ -524,7 +524,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--max-iterations", type=positive_int, metavar="N", help="stop after N iterations"
     )
     p.add_argument(
-        "--expert-cost", type=nonnegative_float, metavar="SECONDS",
+        "--expert-cost", type=positive_float, metavar="SECONDS",
         help="seconds per expert answer (SparQ-GP-UCB side queries; default: benchmark's cost)",
     )
     p.add_argument(

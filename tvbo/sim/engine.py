@@ -69,11 +69,15 @@ class EngineOptions:
             raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations}")
         if self.evaluators < 1:
             raise ValueError(f"evaluators must be >= 1, got {self.evaluators}")
-        for name in ("expert_cost", "expert_noise_var"):
-            value = getattr(self, name)
-            # an infinite expert cost would stall the clock on the first side query
-            if value is not None and not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be >= 0 and finite, got {value!r}")
+        # The expert is a participant of the simulation: every answer occupies it for a positive
+        # time (a free expert would sell unlimited side information in no time; an infinite cost
+        # would stall the clock on the first side query).
+        cost = self.expert_cost
+        if cost is not None and not (cost > 0 and math.isfinite(cost)):
+            raise ValueError(f"expert_cost must be > 0 and finite (seconds per answer), got {cost}")
+        noise = self.expert_noise_var
+        if noise is not None and not (noise >= 0 and math.isfinite(noise)):
+            raise ValueError(f"expert_noise_var must be >= 0 and finite, got {noise!r}")
 
 
 def seed_streams(seed: int) -> dict[str, np.random.Generator]:
