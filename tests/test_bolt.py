@@ -264,3 +264,17 @@ def test_bad_compositions_are_rejected():
         alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
     with pytest.raises(ValueError, match="unknown dataset 'bolt'; valid: .*bolt-nstar"):
         make("x", preset="bolt", dataset="bolt")
+
+
+def test_bolt_shares_the_robust_wdbo_surrogate_and_the_reference_keeps_plain_ml() -> None:
+    """BOLT is W-DBO with another dataset policy: same surrogate, priors included."""
+    from tvbo.algorithms import make
+    from tvbo.algorithms.wdbo import ROBUST_PRIOR
+
+    wdbo = make("w-dbo").surrogate
+    for name in ("bolt", "bolt-icml"):
+        surrogate = make(name).surrogate
+        assert dict(surrogate.prior) == dict(ROBUST_PRIOR) == dict(wdbo.prior)
+    reference = make("bolt-reference")
+    assert not reference.surrogate.prior
+    assert reference.dataset.kind == make("bolt").dataset.kind == "bolt-nstar"
