@@ -63,8 +63,12 @@ def _mean_se(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, se
 
 
-class _Style:
-    """Colour per algorithm, line style per speed, and the shared legend handles."""
+class CampaignStyle:
+    """Colour per algorithm, line style per speed, and the shared legend handles.
+
+    Shared by every campaign figure (here and in :mod:`tvbo.analysis.paper_figures`), so that an
+    algorithm keeps its colour across the figures of one report.
+    """
 
     def __init__(self, campaign: xr.Dataset) -> None:
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
@@ -83,10 +87,11 @@ class _Style:
             "label": self.label(algorithm, speed),
         }
 
-    def legend(self, fig: Figure) -> None:
-        handles = [
-            Line2D([], [], **self.kwargs(a, s)) for a in self.algorithms for s in self.speeds
-        ]
+    def legend(self, fig: Figure, pairs: list[tuple[str, float]] | None = None) -> None:
+        """One legend entry per (algorithm, speed) of ``pairs`` (default: all of the campaign)."""
+        if pairs is None:
+            pairs = [(a, s) for a in self.algorithms for s in self.speeds]
+        handles = [Line2D([], [], **self.kwargs(a, s)) for a, s in pairs]
         fig.legend(handles=handles, loc="outside right upper", title="algorithm", frameon=False)
 
 
@@ -157,7 +162,7 @@ def _time_figure(
 ) -> Figure:
     _check_campaign(campaign, (variable,))
     benchmarks = list(campaign["benchmark"].values)
-    style = _Style(campaign)
+    style = CampaignStyle(campaign)
     fig, axes = _panels(len(benchmarks), len(ylabels))
     for panel, benchmark in zip(axes, benchmarks, strict=True):
         for row, (ax, ylabel) in enumerate(zip(panel, ylabels, strict=True)):
@@ -215,7 +220,7 @@ def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
     """Mean post-warm-up response time per dataset size: the R(n) that drives BOLT's analysis."""
     table = response_time_table(campaign)
     benchmarks = list(campaign["benchmark"].values)
-    style = _Style(campaign)
+    style = CampaignStyle(campaign)
     fig, axes = _panels(len(benchmarks), 1)
     for (ax,), benchmark in zip(axes, benchmarks, strict=True):
         rows = table[table["benchmark"] == benchmark]

@@ -40,6 +40,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from tvbo.analysis.figures import CampaignStyle
 from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.schema import RUN_KEYS
 
@@ -77,7 +78,6 @@ CURVES: dict[str, str] = {
 SELECTED_PRIOR = "state_selected_prior"
 MAX_COLUMNS = 4
 PANEL_SIZE = (4.2, 3.0)
-LINESTYLES = ("-", "--", ":", "-.")
 SERIES_KEYS: tuple[str, ...] = ("benchmark", "algorithm", "speed")
 
 
@@ -179,29 +179,6 @@ def step_curves(campaign: xr.Dataset, curve: str = "average") -> pd.DataFrame:
 
 
 # -- drawing ----------------------------------------------------------------------------------
-class _Style:
-    """Colour per algorithm, line style per speed (as the campaign figures)."""
-
-    def __init__(self, campaign: xr.Dataset) -> None:
-        self.algorithms = [str(a) for a in campaign["algorithm"].values]
-        self.speeds = [float(s) for s in campaign["speed"].values]
-        palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
-        self.colours = dict(zip(self.algorithms, palette, strict=False))
-        self.styles = {s: LINESTYLES[i % len(LINESTYLES)] for i, s in enumerate(self.speeds)}
-
-    def label(self, algorithm: str, speed: float) -> str:
-        return algorithm if len(self.speeds) == 1 else f"{algorithm}, speed ×{speed:g}"
-
-    def kwargs(self, algorithm: str, speed: float) -> dict:
-        return {
-            "color": self.colours[algorithm],
-            "linestyle": self.styles[speed],
-            "label": self.label(algorithm, speed),
-        }
-
-    def legend(self, fig: Figure, pairs: list[tuple[str, float]]) -> None:
-        handles = [Line2D([], [], **self.kwargs(a, s)) for a, s in pairs]
-        fig.legend(handles=handles, loc="outside right upper", title="algorithm", frameon=False)
 
 
 def _panels(n_panels: int, rows: int) -> tuple[Figure, list[list[Axes]]]:
@@ -246,7 +223,7 @@ def _step_figure(
 ) -> tuple[Figure, pd.DataFrame]:
     frame = pd.concat([step_curves(campaign, c) for c in curves], ignore_index=True)
     benchmarks = list(dict.fromkeys(frame["benchmark"]))
-    style = _Style(campaign)
+    style = CampaignStyle(campaign)
     fig, axes = _panels(len(benchmarks), len(curves))
     for panel, benchmark in zip(axes, benchmarks, strict=True):
         for ax, curve, ylabel in zip(panel, curves, ylabels, strict=True):
@@ -324,7 +301,7 @@ def prior_selection_figure(campaign: xr.Dataset) -> tuple[Figure, pd.DataFrame]:
     """Grouped bars: proportion of steps in which each algorithm used each prior."""
     frame = prior_selection(campaign)
     benchmarks = list(dict.fromkeys(frame["benchmark"]))
-    style = _Style(campaign)
+    style = CampaignStyle(campaign)
     fig, axes = _panels(len(benchmarks), 1)
     pairs = _pairs(frame)
     width = 0.8 / len(pairs)
@@ -385,7 +362,7 @@ def boke_figure(campaign: xr.Dataset) -> tuple[Figure, pd.DataFrame]:
     """BOKE Figs. 6-8: simple regret vs iteration (top) and vs mean CPU time (bottom), log y."""
     frame = boke_curves(campaign)
     benchmarks = list(dict.fromkeys(frame["benchmark"]))
-    style = _Style(campaign)
+    style = CampaignStyle(campaign)
     fig, axes = _panels(len(benchmarks), 2)
     for (top, bottom), benchmark in zip(axes, benchmarks, strict=True):
         for algorithm, speed, group in _series(frame, benchmark):
