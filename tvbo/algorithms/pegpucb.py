@@ -509,6 +509,10 @@ class PriorSetAlgorithm(Algorithm):
         top = np.max(values)
         return self.pick(np.flatnonzero(values >= top - 1e-12 * max(1.0, abs(top))))
 
+    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
+        """Default: every prior's GP takes the observation (no elimination)."""
+        self._append_all(np.asarray(x, float).reshape(-1), t, y)
+
     def _append_all(
         self, x: np.ndarray, t: float, y: float, which: np.ndarray | None = None
     ) -> None:
@@ -670,8 +674,6 @@ class MLEPrior(PriorSetAlgorithm):
         u, _, _ = self.ucb(p, X, t, self.beta_t(self.t_index))
         return X[self.argmax_random(u)].copy()
 
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        self._append_all(np.asarray(x, float).reshape(-1), t, y)
 
     def state(self) -> dict[str, float]:
         return {
@@ -702,8 +704,6 @@ class BayesPrior(PriorSetAlgorithm):
         self.selected = self.argmax_random(self.posterior)
         return X[self.argmax_random(total)].copy()
 
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        self._append_all(np.asarray(x, float).reshape(-1), t, y)
 
     def state(self) -> dict[str, float]:
         return {

@@ -98,7 +98,7 @@ class CampaignStyle:
 def _panels(n_panels: int, rows_per_panel: int) -> tuple[Figure, list[list[Axes]]]:
     """A constrained-layout figure; ``axes[p][r]`` is row ``r`` of panel ``p``."""
     ncols = min(max(n_panels, 1), MAX_COLUMNS)
-    nblocks = math.ceil(n_panels / ncols)
+    nblocks = math.ceil(max(n_panels, 1) / ncols)
     nrows = nblocks * rows_per_panel
     fig = Figure(figsize=(PANEL_SIZE[0] * ncols + 1.8, PANEL_SIZE[1] * nrows), layout="constrained")
     with sns.axes_style("whitegrid"):

@@ -27,20 +27,18 @@ frame holds exactly the plotted numbers, so tests and notes can quote them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from tvbo.analysis.figures import CampaignStyle
+from tvbo.analysis.figures import CampaignStyle, _panels
 from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.schema import RUN_KEYS
 
@@ -76,8 +74,6 @@ CURVES: dict[str, str] = {
     "simple": "simple regret min_{i<=t} r_i",
 }
 SELECTED_PRIOR = "state_selected_prior"
-MAX_COLUMNS = 4
-PANEL_SIZE = (4.2, 3.0)
 SERIES_KEYS: tuple[str, ...] = ("benchmark", "algorithm", "speed")
 
 
@@ -179,26 +175,6 @@ def step_curves(campaign: xr.Dataset, curve: str = "average") -> pd.DataFrame:
 
 
 # -- drawing ----------------------------------------------------------------------------------
-
-
-def _panels(n_panels: int, rows: int) -> tuple[Figure, list[list[Axes]]]:
-    """Constrained-layout figure; ``axes[p][r]`` is row ``r`` of panel ``p`` (benchmark)."""
-    ncols = min(max(n_panels, 1), MAX_COLUMNS)
-    nblocks = math.ceil(max(n_panels, 1) / ncols)
-    fig = Figure(
-        figsize=(PANEL_SIZE[0] * ncols + 1.8, PANEL_SIZE[1] * nblocks * rows), layout="constrained"
-    )
-    with sns.axes_style("whitegrid"):
-        grid = fig.subplots(nblocks * rows, ncols, squeeze=False)
-    axes = []
-    for p in range(n_panels):
-        block, col = divmod(p, ncols)
-        axes.append([grid[block * rows + r][col] for r in range(rows)])
-    for p in range(n_panels, nblocks * ncols):
-        block, col = divmod(p, ncols)
-        for r in range(rows):
-            fig.delaxes(grid[block * rows + r][col])
-    return fig, axes
 
 
 def _series(frame: pd.DataFrame, benchmark: str) -> Iterator[tuple[str, float, pd.DataFrame]]:
