@@ -250,3 +250,28 @@ def test_the_run_file_records_the_noise_protocol():
     bench = json.loads(ds.attrs["config_json"])["benchmark"]
     assert bench["noise_protocol"] == "wdbo"
     assert float(ds.attrs["noise_var"]) == pytest.approx(0.05 * bench["signal_var"])
+
+
+# -- the Temperature day in the workflow ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "dates, used, substitute", [(None, "2004-02-28", "no"), (["2004-03-06"], "2004-03-06", "yes")]
+)
+def test_workflow_reports_the_temperature_day(tmp_path, dates, used, substitute):
+    from tests.test_workflow import load_test_config, snakemake
+
+    config = load_test_config()
+    config.update(benchmarks=["ackley", "temperature"], campaign="day")
+    if dates is not None:
+        config.setdefault("data", {}).setdefault("intel", {})["dates"] = dates
+    target = "results/day/tables/temperature_day.csv"
+    proc = snakemake(tmp_path, config, "--cores", "1", target)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    lines = (tmp_path / target).read_text().splitlines()
+    assert lines[0] == "benchmark,paper_day,day_used,substitute,data_file"
+    assert lines[1:] == [f"temperature,2004-02-28,{used},{substitute},data/intel/intel_{used}.nc"]
+    # the file is a default target only when the grid has an Intel benchmark
+    dry = snakemake(tmp_path, config, "-n", "--cores", "1")
+    assert dry.returncode == 0 and "temperature_day" in dry.stdout + dry.stderr
+    config.update(benchmarks=["ackley"])
+    dry = snakemake(tmp_path, config, "-n", "--cores", "1")
+    assert dry.returncode == 0 and "temperature_day" not in dry.stdout + dry.stderr
