@@ -275,3 +275,21 @@ def test_workflow_reports_the_temperature_day(tmp_path, dates, used, substitute)
     config.update(benchmarks=["ackley"])
     dry = snakemake(tmp_path, config, "-n", "--cores", "1")
     assert dry.returncode == 0 and "temperature_day" not in dry.stdout + dry.stderr
+
+
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"options": {"noise_protocol": "paper"}}, "valid noise protocols: table, wdbo"),
+        ({"noise_var": 1.0, "options": {"noise_protocol": "wdbo"}}, "give one of them"),
+    ],
+)
+def test_workflow_checks_the_noise_protocol_before_any_job(tmp_path, overrides, fragment):
+    from tests.test_workflow import load_test_config, snakemake
+
+    config = load_test_config()
+    config.update(benchmarks=["rastrigin"], benchmark_options={"rastrigin": overrides})
+    proc = snakemake(tmp_path, config, "-n", "--cores", "1")
+    assert proc.returncode != 0
+    assert fragment in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists()

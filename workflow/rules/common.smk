@@ -114,6 +114,30 @@ def _check_paper_aliases(cfg):
 _check_config(config)
 
 
+def _check_noise_protocols(cfg):
+    """benchmark_options.<name>.options.noise_protocol: a known protocol, and never beside an
+    explicit noise_var (two sources for one number); checked at parse time, before any job."""
+    from tvbo.benchmarks.noise import NOISE_PROTOCOLS
+
+    for name, overrides in cfg["benchmark_options"].items():
+        protocol = overrides.get("options", {}).get("noise_protocol")
+        if protocol is None:
+            continue
+        if protocol not in NOISE_PROTOCOLS:
+            raise ValueError(
+                f"config: benchmark_options.{name}.options.noise_protocol {protocol!r} is "
+                f"unknown; valid noise protocols: {', '.join(NOISE_PROTOCOLS)}"
+            )
+        if protocol != "table" and overrides.get("noise_var") is not None:
+            raise ValueError(
+                f"config: benchmark_options.{name} sets both noise_var and noise_protocol "
+                f"{protocol!r}; give one of them"
+            )
+
+
+_check_noise_protocols(config)
+
+
 def speed_label(speed):
     """The speed as it appears in file names and on the tvbo command line ('1.0', '0.5', '10.0')."""
     return repr(float(speed))
