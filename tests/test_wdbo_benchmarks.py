@@ -293,3 +293,25 @@ def test_workflow_checks_the_noise_protocol_before_any_job(tmp_path, overrides, 
     assert proc.returncode != 0
     assert fragment in proc.stdout + proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_wdbo_paper_config_covers_the_papers_whole_table(tmp_path):
+    import yaml
+
+    from tests.test_workflow import REPO, snakemake
+    from tvbo.analysis.published import paper_table, published
+
+    path = REPO / "config" / "wdbo_paper.yaml"
+    config = yaml.safe_load(path.read_text())
+    cells = published("wdbo").query("not overall")
+    assert cells["benchmark"].nunique() == 12 and (cells["tvbo_benchmark"] != "").all()
+    assert set(config["benchmarks"]) == set(paper_table("wdbo")["benchmark"])
+    for name in config["benchmarks"]:
+        assert config["benchmark_options"][name]["options"]["noise_protocol"] == "wdbo"
+    assert config["data"]["intel"]["dates"] == ["2004-02-28"]  # the papers' day stays the default
+    target = "results/wdbo_paper/runs/rosenbrock/w-dbo/seed0_speed1.0.nc"
+    args = ("-n", "-p", "--configfile", str(path), "--replace-workflow-config")
+    proc = snakemake(tmp_path, None, *args, target)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    out = proc.stdout + proc.stderr
+    assert "--benchmark rosenbrock" in out and '{"noise_protocol": "wdbo"}' in out
