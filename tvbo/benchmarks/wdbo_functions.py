@@ -4,16 +4,12 @@ W-DBO ("This Too Shall Pass", Bardou, Thiran & Ranieri, NeurIPS 2024), App. H.2 
 each function is a standard test function of ``d' = d + 1`` coordinates whose LAST coordinate is
 time, ``z = (x_1, ..., x_d, t)`` (spec_baselines.md §7.7):
 
-=====================  ==========  ==================  =========================================
-registry name          paper label  box (every coord.)  raw (minimisation form, as published)
-=====================  ==========  ==================  =========================================
-``rastrigin``          Rastrigin    [-4, 4]^5           a d' + sum_i (z_i^2 - a cos(2 pi z_i)),
-                       (5)                              a = 10
-``styblinski-tang``    Styblinski-  [-5, 5]^4           1/2 sum_i (z_i^4 - 16 z_i^2 + 5 z_i)
-                       Tang (4)
-``rosenbrock``         Rosenbrock   [-1, 1.5]^3         sum_{i<d'} 100 (z_{i+1} - z_i^2)^2
-                       (3)                              + (z_i - 1)^2
-=====================  ==========  ==================  =========================================
+* ``rastrigin`` ("Rastrigin (5)"): ``a d' + sum_i (z_i^2 - a cos(2 pi z_i))``, a = 10, on
+  [-4, 4]^5 (4 spatial coordinates + time);
+* ``styblinski-tang`` ("Styblinski-Tang (4)"): ``1/2 sum_i (z_i^4 - 16 z_i^2 + 5 z_i)`` on
+  [-5, 5]^4 (3 + time);
+* ``rosenbrock`` ("Rosenbrock (3)"): ``sum_{i<d'} 100 (z_{i+1} - z_i^2)^2 + (z_i - 1)^2`` on
+  [-1, 1.5]^3 (2 + time).
 
 The conventions are those of :mod:`tvbo.benchmarks.synthetic` (W-DBO App. H.1 says the same):
 the spatial domain is normalised to [0, 1]^d, time ``t in [0, H]`` seconds is mapped linearly
