@@ -184,6 +184,24 @@ def test_rosenbrock_optimum_moves_with_time_and_is_one_only_at_z3_one(benches):
     assert k.f_star(0.0) > k(np.array([0.8, 0.8]), 0.0) + 1.0
 
 
+def test_rosenbrock_inner_minimum_against_numpy_roots_and_a_grid():
+    from tvbo.benchmarks.wdbo_functions import _chain_link_min, _depressed_cubic_roots
+
+    z2 = np.array([-1.0, -0.3, 0.0, 0.004, 0.2, 0.7, 1.0, 1.5])
+    p, q = (2.0 - 400.0 * z2) / 400.0, -2.0 / 400.0
+    roots = _depressed_cubic_roots(p, q)
+    for row, pk in zip(roots, p, strict=True):
+        ref = np.roots([1.0, 0.0, pk, q])
+        real = ref[np.abs(ref.imag) < 1e-9].real
+        for r in real:  # every real root is found
+            assert np.min(np.abs(row - r)) < 1e-9
+    z1, g = _chain_link_min(z2, -1.0, 1.5)
+    grid = np.linspace(-1.0, 1.5, 200_001)
+    brute = np.min(100.0 * (z2[:, None] - grid**2) ** 2 + (grid - 1.0) ** 2, axis=1)
+    assert np.all(g <= brute + 1e-12) and np.all(brute - g < 1e-6)
+    np.testing.assert_allclose(g, 100.0 * (z2 - z1**2) ** 2 + (z1 - 1.0) ** 2, rtol=1e-14)
+
+
 @pytest.mark.parametrize("name", NEW)
 def test_short_gp_ucb_run_has_no_negative_regret(name):
     ds = tvbo.simulate(name, "gp-ucb", seed=0, horizon=8.0, cost=0.2, warmup=5)

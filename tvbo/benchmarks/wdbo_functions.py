@@ -119,26 +119,40 @@ class StyblinskiTang(SyntheticBenchmark):
 
 
 # -- Rosenbrock -----------------------------------------------------------------------------
+def _depressed_cubic_roots(p: np.ndarray, q: float) -> np.ndarray:
+    """The real roots of ``z^3 + p z + q = 0``, vectorised over ``p``: shape ``(len(p), 3)``.
+
+    Three real roots (``4 p^3 + 27 q^2 < 0``): the trigonometric form; one (otherwise): Cardano's
+    formula, repeated in the three columns. Closed forms, so a batch costs a few array operations
+    (the oracle solves this for every grid point of every time).
+    """
+    p = np.asarray(p, float)
+    disc = q * q / 4.0 + p**3 / 27.0
+    three = disc < 0.0
+    # trigonometric branch (p < 0 there); the where-guards keep the other rows finite
+    ps = np.where(three, p, -1.0)
+    r = 2.0 * np.sqrt(-ps / 3.0)
+    arg = np.clip(3.0 * q / (2.0 * ps) * np.sqrt(-3.0 / ps), -1.0, 1.0)
+    phi = np.arccos(arg) / 3.0
+    k = np.arange(3) * (2.0 * np.pi / 3.0)
+    trig = r[:, None] * np.cos(phi[:, None] - k)
+    # Cardano branch
+    sq = np.sqrt(np.where(three, 0.0, disc))
+    one = np.cbrt(-q / 2.0 + sq) + np.cbrt(-q / 2.0 - sq)
+    return np.where(three[:, None], trig, one[:, None])
+
+
 def _chain_link_min(z2: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     """min over z1 in [lo, hi] of g(z1) = 100 (z2 - z1^2)^2 + (z1 - 1)^2, vectorised over z2.
 
-    The minimiser is a stationary point (a root of g'(z1) = 400 z1^3 + (2 - 400 z2) z1 - 2) or an
-    end point. The roots of the monic cubic z^3 + p z + q come from the eigenvalues of its
-    companion matrices (batched); real parts of complex roots and clipped roots are feasible
-    points too, so evaluating g on this superset and taking the minimum is exact.
-    Returns ``(argmin z1, min g)``.
+    The minimiser is a stationary point (a real root of g'(z1) = 400 z1^3 + (2 - 400 z2) z1 - 2,
+    i.e. of the depressed cubic z^3 + p z + q with p = (2 - 400 z2) / 400, q = -1/200) or an end
+    point: evaluating g on all of them (roots clipped to the box are feasible points too) and
+    taking the minimum is exact. Returns ``(argmin z1, min g)``.
     """
     z2 = np.asarray(z2, float).ravel()
-    p = (2.0 - 400.0 * z2) / 400.0
-    q = np.full_like(z2, -2.0 / 400.0)
-    comp = np.zeros((z2.size, 3, 3))
-    comp[:, 0, 1] = -p
-    comp[:, 0, 2] = -q
-    comp[:, 1, 0] = 1.0
-    comp[:, 2, 1] = 1.0
-    roots = np.clip(np.linalg.eigvals(comp).real, lo, hi)
-    # one Newton step on each interior root (double precision of the eigen solver is ample,
-    # but a step costs nothing and removes any doubt near a double root)
+    roots = np.clip(_depressed_cubic_roots((2.0 - 400.0 * z2) / 400.0, -2.0 / 400.0), lo, hi)
+    # one Newton step on each root removes the closed forms' round-off near a double root
     d1 = 400.0 * roots**3 + (2.0 - 400.0 * z2[:, None]) * roots - 2.0
     d2 = 1200.0 * roots**2 + 2.0 - 400.0 * z2[:, None]
     safe = np.where(d2 > 1e-12, d2, 1.0)
