@@ -55,7 +55,7 @@ def test_speed_changes_the_number_of_queries():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"benchmark": "rosenbrock"}, "valid names: ackley"),
+        ({"benchmark": "himmelblau"}, "valid names: ackley"),
         ({"algorithm": "gp-lcb"}, "valid: abo, "),
         ({"cost": -1.0}, "cost"),
         ({"horizon": 0.0}, "horizon"),

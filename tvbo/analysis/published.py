@@ -20,10 +20,12 @@ numbers exactly as printed, so the printed precision is kept):
 
 Columns: ``paper``; ``benchmark`` and ``algorithm`` as printed; ``tvbo_benchmark`` and
 ``tvbo_algorithm``, the tvbo registry names (``tvbo list``; empty where tvbo has no such
-benchmark: W-DBO's Rastrigin, Styblinski-Tang and 3-d Rosenbrock); ``overall`` (1 for the
-published normalised Overall / Avg. Perf. row); ``mean`` and ``se`` (empty when not published);
-``bold`` and ``underline`` (1/0 as the extraction shows them, empty where it lost them). The
-paper's BOLT is mapped to the preset of its own version: [A] -> ``bolt-icml``, [B] -> ``bolt``.
+benchmark; W-DBO's Rastrigin, Styblinski-Tang and 3-d Rosenbrock are ``rastrigin``,
+``styblinski-tang`` and ``rosenbrock``, :mod:`tvbo.benchmarks.wdbo_functions`, not BOKE's static
+``rosenbrock4``); ``overall`` (1 for the published normalised Overall / Avg. Perf. row);
+``mean`` and ``se`` (empty when not published); ``bold`` and ``underline`` (1/0 as the
+extraction shows them, empty where it lost them). The paper's BOLT is mapped to the preset of
+its own version: [A] -> ``bolt-icml``, [B] -> ``bolt``.
 
 Why the Overall rows are *checked* rather than trusted: the papers' normalised regret (best
 algorithm 0, worst 1 per benchmark, averaged; spec_bolt.md §9.3) can be recomputed from the

@@ -14,6 +14,14 @@ Options of the synthetic benchmarks:
 ``cost``             float | None, seconds per evaluation (>= 0; None: from the table)
 ``noise_var``        float | None, observation noise variance (>= 0; None: from the table)
 ``oracle_grid_step`` float, time step (s) of the cached f* grid (default 1.0)
+
+Every benchmark also takes ``noise_protocol``: "table" (default: the noise above) or "wdbo"
+(the W-DBO paper's noise, 5 % of the signal variance; :mod:`tvbo.benchmarks.noise`).
+
+The W-DBO paper's ``rastrigin``, ``styblinski-tang`` and ``rosenbrock`` (time-varying, time the
+last coordinate; :mod:`tvbo.benchmarks.wdbo_functions`) are synthetic benchmarks with the same
+options; their labels "Rastrigin (5)", "Styblinski-Tang (4)", "Rosenbrock (3)" are aliases.
+``rosenbrock4`` is a different benchmark: BOKE's static 4-D Rosenbrock.
 """
 
 from __future__ import annotations
@@ -23,6 +31,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tvbo.benchmarks.base import Benchmark
+from tvbo.benchmarks.noise import (
+    DEFAULT_NOISE_PROTOCOL,
+    NOISE_PROTOCOLS,
+    apply_noise_protocol,
+    check_noise_protocol,
+)
 from tvbo.benchmarks.synthetic import SYNTHETIC, SyntheticBenchmark
 from tvbo.benchmarks.tables import (
     COST_TABLES,
@@ -36,6 +50,7 @@ __all__ = [
     "COST_TABLES",
     "DEFAULT_COST_TABLE",
     "PAPER_LABELS",
+    "NOISE_PROTOCOLS",
     "Benchmark",
     "SyntheticBenchmark",
     "make",
@@ -58,6 +73,10 @@ _ALIASES: dict[str, str] = {
     "eggholder2": "eggholder",
     "schwefel4": "schwefel",
     "powell4": "powell",
+    # the W-DBO paper's labels (tvbo.benchmarks.wdbo_functions)
+    "rastrigin5": "rastrigin",
+    "styblinskitang4": "styblinskitang",
+    "rosenbrock3": "rosenbrock",
 }
 
 SYNTHETIC_OPTIONS: tuple[str, ...] = (
@@ -100,11 +119,19 @@ def register(name: str, factory: Factory, *, replace: bool = False) -> None:
 
 
 def make(name: str, **opts: Any) -> Benchmark:
-    """Build benchmark ``name`` with options ``opts`` (see the module docstring)."""
+    """Build benchmark ``name`` with options ``opts`` (see the module docstring).
+
+    ``noise_protocol`` ("table" or "wdbo", :mod:`tvbo.benchmarks.noise`) is accepted by every
+    benchmark: it is validated before the benchmark is built and applied after.
+    """
     key = normalise_name(name)
     if key not in _REGISTRY:
         raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(names())}")
-    return _REGISTRY[key](**opts)
+    protocol = check_noise_protocol(opts.pop("noise_protocol", DEFAULT_NOISE_PROTOCOL))
+    bench = _REGISTRY[key](**opts)
+    return apply_noise_protocol(
+        bench, protocol, noise_var_given=opts.get("noise_var") is not None
+    )
 
 
 def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
@@ -129,6 +156,12 @@ def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
 
 
 for _name, _cls in SYNTHETIC.items():
+    register(_name, _synthetic_factory(_cls))
+
+# the W-DBO paper's three synthetic benchmarks BOLT does not have (same conventions and options)
+from tvbo.benchmarks.wdbo_functions import WDBO_SYNTHETIC  # noqa: E402
+
+for _name, _cls in WDBO_SYNTHETIC.items():
     register(_name, _synthetic_factory(_cls))
 
 # real-world simulators (imported last: they build on the registry's base classes)

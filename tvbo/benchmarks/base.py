@@ -42,6 +42,10 @@ class Benchmark(ABC):
     #: warm start can sit on a stationary point that stopped being a maximum (Griewank's origin
     #: once c_t < 0); benchmarks whose peaks persist (Shekel, Hartmann) switch it off for speed
     oracle_candidates_always: bool = True
+    #: where noise_var came from (tvbo.benchmarks.noise): "table" unless a protocol set it, and
+    #: the measured signal variance the "wdbo" protocol scaled (None otherwise)
+    noise_protocol: str = "table"
+    signal_var: float | None = None
 
     def __init__(
         self,
@@ -223,7 +227,7 @@ class Benchmark(ABC):
 
     def describe(self) -> dict[str, Any]:
         """Everything a result file needs to identify this benchmark instance."""
-        return {
+        out = {
             "name": self.name,
             "d": self.d,
             "horizon": self.horizon,
@@ -237,6 +241,10 @@ class Benchmark(ABC):
             "objective": "maximise f(x, t)",
             "domain": self.domain(),
         }
+        if self.noise_protocol != "table":  # recorded only when set, so older runs stay as they are
+            out["noise_protocol"] = self.noise_protocol
+            out["signal_var"] = self.signal_var
+        return out
 
     def __repr__(self) -> str:
         return (

@@ -114,6 +114,30 @@ def _check_paper_aliases(cfg):
 _check_config(config)
 
 
+def _check_noise_protocols(cfg):
+    """benchmark_options.<name>.options.noise_protocol: a known protocol, and never beside an
+    explicit noise_var (two sources for one number); checked at parse time, before any job."""
+    from tvbo.benchmarks.noise import NOISE_PROTOCOLS
+
+    for name, overrides in cfg["benchmark_options"].items():
+        protocol = overrides.get("options", {}).get("noise_protocol")
+        if protocol is None:
+            continue
+        if protocol not in NOISE_PROTOCOLS:
+            raise ValueError(
+                f"config: benchmark_options.{name}.options.noise_protocol {protocol!r} is "
+                f"unknown; valid noise protocols: {', '.join(NOISE_PROTOCOLS)}"
+            )
+        if protocol != "table" and overrides.get("noise_var") is not None:
+            raise ValueError(
+                f"config: benchmark_options.{name} sets both noise_var and noise_protocol "
+                f"{protocol!r}; give one of them"
+            )
+
+
+_check_noise_protocols(config)
+
+
 def speed_label(speed):
     """The speed as it appears in file names and on the tvbo command line ('1.0', '0.5', '10.0')."""
     return repr(float(speed))
@@ -365,4 +389,44 @@ def final_outputs():
         ["results/{campaign}/tables/runs.csv", "results/{campaign}/config.yaml"],
         campaign=CAMPAIGN,
     )
-    return tables + figures + comparisons + extra
+    return tables + figures + comparisons + extra + temperature_day_outputs()
+
+
+# -- the Intel day of the Temperature benchmarks (rule temperature_day) ---------------------------
+#: the day each Intel benchmark's paper used: BOLT [A]/[B] and W-DBO "the first day of data";
+#: PE-GP-UCB's target day for the sensor-choice task
+PAPER_INTEL_DAYS = {"temperature": "2004-02-28", "temperature-sensors": "2004-03-14"}
+
+
+def temperature_day_rows():
+    """One row per Intel benchmark of the grid: the paper's day, the day read, and the file."""
+    rows = []
+    for benchmark in config["benchmarks"]:
+        if DATA_SOURCES.get(benchmark) != "intel":
+            continue
+        (path,) = data_file_for(benchmark)
+        match = re.search(r"(\d{4}-\d{2}-\d{2})", Path(path).name)
+        used = match.group(1) if match else "unknown (a user-prepared file)"
+        paper = PAPER_INTEL_DAYS.get(benchmark, "")
+        rows.append({"benchmark": benchmark, "paper_day": paper, "day_used": used,
+                     "substitute": "yes" if used != paper else "no", "data_file": path})
+    return rows
+
+
+def write_temperature_day(table, log, rows):
+    """The rule's CSV (one row per Intel benchmark) and a one-line log."""
+    import csv
+
+    with open(table, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(log, "w") as out:
+        out.write(f"{len(rows)} row(s) written to {table}\n")
+
+
+def temperature_day_outputs():
+    """results/<campaign>/tables/temperature_day.csv when the grid has an Intel benchmark."""
+    if not temperature_day_rows():
+        return []
+    return [f"results/{CAMPAIGN}/tables/temperature_day.csv"]
