@@ -160,7 +160,10 @@ class Campaigns:
 
     def not_yet_run(self, key: str) -> str:
         source = self.sources[key]
-        return f"not yet run: campaign `{source.spec.name}` ({source.path}); run `{self.command(key)}`"
+        return (
+            f"not yet run: campaign `{source.spec.name}` ({source.path}); "
+            f"run `{self.command(key)}`"
+        )
 
 
 def _attribute_values(ds: xr.Dataset, name: str) -> list[str]:
@@ -295,7 +298,7 @@ def _order_text(a: str, b: str, sign: int) -> str:
     return f"{display_name(lo)} < {display_name(hi)}"
 
 
-# -- evidence ---------------------------------------------------------------------------------------
+# -- evidence -------------------------------------------------------------------------------------
 def _select(ds: xr.Dataset, benchmarks: Sequence[str] | None, algorithms: Sequence[str] | None):
     """Subset of the campaign; names absent from the campaign are reported, not fatal."""
     have_b = [str(b) for b in ds["benchmark"].values]
@@ -728,7 +731,8 @@ def _claim_values(ds: xr.Dataset, claim: Claim) -> pd.DataFrame:
     else:
         curves = boke_curves(sub)
         for benchmark, group in curves.groupby("benchmark", sort=False):
-            budget = claim.cpu_time or float(group.groupby("algorithm")["cpu_time_mean"].max().min())
+            totals = group.groupby("algorithm")["cpu_time_mean"].max()
+            budget = claim.cpu_time or float(totals.min())
             for algorithm, series in group.groupby("algorithm", sort=False):
                 inside = series[series["cpu_time_mean"] <= budget * (1 + 1e-12)]
                 if inside.empty:
@@ -792,8 +796,9 @@ def claims_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], dict[st
         ds = campaigns.get(claim.campaign)
         if ds is None:
             verdicts[claim.id] = "not yet run"
-            lines += [f"Verdict: **not yet run**. Campaign {campaigns.not_yet_run(claim.campaign)}.",
-                      ""]
+            lines += [
+                f"Verdict: **not yet run**. Campaign {campaigns.not_yet_run(claim.campaign)}.", ""
+            ]
         else:
             try:
                 values, comparisons, result = claim_result(ds, claim)

@@ -1,4 +1,4 @@
-"""The reproduction spec: which campaign reproduces which published table or claim, and why cells differ.
+"""The reproduction spec: which campaign reproduces which table or claim, and why cells differ.
 
 The spec is a YAML file (``config/reproduction.yaml``; not a workflow config) read by
 :func:`load_spec`, which validates every name *before* any campaign is read, so that a typo is one
