@@ -36,13 +36,15 @@ on a win, with ``not_worse`` ("competitive") on a win or a tie. **Verdict**: *re
 every comparison succeeds, *not reproduced* when none does, *partly* otherwise.
 
 Display: the number format and the algorithm display names come from
-:mod:`tvbo.analysis.tables`; :func:`display_name` and :func:`fmt` are the only call sites.
+:mod:`tvbo.analysis.tables` through :func:`~tvbo.analysis.reproduction_evidence.display_name` and
+:func:`~tvbo.analysis.reproduction_evidence.fmt`, the report's only call sites. Campaign loading and
+evidence live in :mod:`tvbo.analysis.reproduction_evidence`, the spec in
+:mod:`tvbo.analysis.reproduction_spec`.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,19 +55,30 @@ import pandas as pd
 import xarray as xr
 
 from tvbo.analysis import tables as _tables
-from tvbo.analysis.compare import METRIC, campaign_cost_tables, comparison_table
+from tvbo.analysis.compare import METRIC, comparison_table
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.paper_figures import CURVES, boke_curves, step_curves
 from tvbo.analysis.published import PAPERS
+from tvbo.analysis.reproduction_evidence import (
+    QUERIES,
+    REFERENCE_SPEED,
+    TIME_METRIC,
+    Campaigns,
+    at_reference_speed,
+    campaign_facts,
+    cell_stat,
+    display_name,
+    evaluate_evidence,
+    fmt,
+    metric_summary,
+    select_runs,
+)
 from tvbo.analysis.reproduction_spec import (
-    CampaignSpec,
     Claim,
-    Evidence,
     Explanation,
     Spec,
     load_spec,
 )
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -83,22 +96,7 @@ __all__ = [
 ]
 
 DEFAULT_SPEC = "config/reproduction.yaml"
-TIME_METRIC = "time_integrated_regret"
-QUERIES = "n_iterations"
-REFERENCE_SPEED = 1.0
 VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
-
-
-# -- display (the one place that calls tables' formatting) ----------------------------------------
-def display_name(algorithm: str) -> str:
-    """The algorithm's display name: ``tables.display_name`` once it exists, else the tvbo name."""
-    name = getattr(_tables, "display_name", None)
-    return str(name(algorithm)) if callable(name) else str(algorithm)
-
-
-def fmt(mean: float, se: float = math.nan, digits: int = 3) -> str:
-    """Mean ± s.e. as the tables print it (:func:`tvbo.analysis.tables.format_mean_se`)."""
-    return _tables.format_mean_se(float(mean), float(se), digits)
 
 
 def _md(cells: Iterable[object]) -> str:
@@ -107,135 +105,6 @@ def _md(cells: Iterable[object]) -> str:
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
     return [_md(headers), "|" + "---|" * len(headers), *(_md(r) for r in rows)]
-
-
-# -- campaigns ------------------------------------------------------------------------------------
-@dataclass
-class Source:
-    """Where a spec campaign's results are and whether they stand in for another campaign."""
-
-    spec: CampaignSpec
-    path: Path
-    substituted: bool
-    dataset: xr.Dataset | None
-
-
-class Campaigns:
-    """Loads each spec campaign once from ``<results>/<campaign>/campaign.nc`` (or a substitute).
-
-    ``substitutes`` maps a spec campaign key to another campaign file, e.g. a small test campaign
-    standing in for ``bolt_paper``; the report's header marks every substitution.
-    """
-
-    def __init__(
-        self,
-        spec: Spec,
-        results: str | Path = "results",
-        substitutes: Mapping[str, str | Path] | None = None,
-        root: str | Path | None = None,
-    ) -> None:
-        substitutes = dict(substitutes or {})
-        unknown = [k for k in substitutes if k not in spec.campaigns]
-        if unknown:
-            raise ValueError(
-                f"--campaign: unknown campaign key(s) {unknown}; valid keys: "
-                f"{', '.join(spec.campaigns)}"
-            )
-        missing = [str(p) for p in substitutes.values() if not Path(p).is_file()]
-        if missing:
-            raise ValueError(f"--campaign: no such campaign file(s) {missing}")
-        self.spec = spec
-        self.root = Path(root) if root is not None else Path.cwd()
-        self.sources: dict[str, Source] = {}
-        for key, campaign in spec.campaigns.items():
-            path = Path(substitutes.get(key, Path(results) / campaign.name / "campaign.nc"))
-            dataset = xr.load_dataset(path) if path.is_file() else None
-            self.sources[key] = Source(campaign, path, key in substitutes, dataset)
-
-    def get(self, key: str) -> xr.Dataset | None:
-        return self.sources[key].dataset
-
-    def command(self, key: str) -> str:
-        return self.spec.campaigns[key].command(self.root)
-
-    def not_yet_run(self, key: str) -> str:
-        source = self.sources[key]
-        return (
-            f"not yet run: campaign `{source.spec.name}` ({source.path}); "
-            f"run `{self.command(key)}`"
-        )
-
-
-def _attribute_values(ds: xr.Dataset, name: str) -> list[str]:
-    """The distinct values of a run attribute over the present runs (global or ``attr_*``)."""
-    values: list[str] = []
-    if name in ds.attrs:
-        values.append(str(ds.attrs[name]))
-    variable = ATTRIBUTE_PREFIX + name
-    if variable in ds.data_vars:
-        data = ds[variable].values
-        if PRESENT_VARIABLE in ds.data_vars:
-            data = data[ds[PRESENT_VARIABLE].transpose(*ds[variable].dims).values == 1]
-        values += [str(v) for v in np.ravel(data) if str(v) not in ("", "nan")]
-    return list(dict.fromkeys(values))
-
-
-def _profiles(ds: xr.Dataset) -> list[str]:
-    names = []
-    for text in _attribute_values(ds, "compute_model_json"):
-        try:
-            model = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        profile = model.get("profile")
-        if isinstance(profile, dict):
-            names.append(f"{model.get('model')} / {profile.get('name')}")
-        else:
-            names.append(str(model.get("model")))
-    return list(dict.fromkeys(names)) or ["not recorded"]
-
-
-def _number_list(values: Iterable[object]) -> str:
-    out = []
-    for v in values:
-        try:
-            out.append(f"{float(v):g}")
-        except ValueError:
-            out.append(str(v))
-    return ", ".join(sorted(set(out), key=lambda s: (len(s), s)))
-
-
-def campaign_facts(ds: xr.Dataset) -> dict[str, str]:
-    """What a reader needs to judge a campaign: grid, seeds, horizon, profile, cost table."""
-    present = int(ds[PRESENT_VARIABLE].sum()) if PRESENT_VARIABLE in ds else -1
-    return {
-        "benchmarks": ", ".join(map(str, ds["benchmark"].values)),
-        "algorithms": ", ".join(display_name(str(a)) for a in ds["algorithm"].values),
-        "seeds": f"{ds.sizes['seed']} ({_number_list(ds['seed'].values)})",
-        "speeds": _number_list(ds["speed"].values),
-        "horizon [s]": _number_list(_attribute_values(ds, "horizon")) or "not recorded",
-        "profile": ", ".join(_profiles(ds)),
-        "cost table": ", ".join(campaign_cost_tables(ds)) or "not recorded",
-        "runs": str(present) if present >= 0 else "?",
-    }
-
-
-def _at_reference_speed(ds: xr.Dataset) -> xr.Dataset:
-    speeds = [float(s) for s in ds["speed"].values]
-    if len(speeds) == 1:
-        return ds
-    if REFERENCE_SPEED not in speeds:
-        raise ValueError(f"a paper table is compared at speed 1, but the campaign has speeds "
-                         f"{speeds}")
-    return ds.sel(speed=[REFERENCE_SPEED])
-
-
-def _summary(ds: xr.Dataset, metric: str) -> pd.DataFrame:
-    """tables.summary_table without the speed column when the campaign has one speed."""
-    table = _tables.summary_table(ds, metric)
-    if "speed" in table.columns and table["speed"].nunique() == 1:
-        table = table.drop(columns="speed")
-    return table
 
 
 # -- orderings -------------------------------------------------------------------------------------
@@ -298,200 +167,15 @@ def _order_text(a: str, b: str, sign: int) -> str:
     return f"{display_name(lo)} < {display_name(hi)}"
 
 
-# -- evidence -------------------------------------------------------------------------------------
-def _select(ds: xr.Dataset, benchmarks: Sequence[str] | None, algorithms: Sequence[str] | None):
-    """Subset of the campaign; names absent from the campaign are reported, not fatal."""
-    have_b = [str(b) for b in ds["benchmark"].values]
-    have_a = [str(a) for a in ds["algorithm"].values]
-    absent = [b for b in benchmarks or [] if b not in have_b]
-    absent += [a for a in algorithms or [] if a not in have_a]
-    if benchmarks:
-        ds = ds.sel(benchmark=[b for b in benchmarks if b in have_b])
-    if algorithms:
-        ds = ds.sel(algorithm=[a for a in algorithms if a in have_a])
-    return ds, absent
-
-
-def _stat(table: pd.DataFrame, benchmark: str, algorithm: str) -> tuple[float, float, int]:
-    row = table[(table["benchmark"] == benchmark) & (table["algorithm"] == algorithm)]
-    if row.empty:
-        return math.nan, math.nan, 0
-    r = row.iloc[0]
-    return float(r["mean"]), float(r["se"]), int(r["n"])
-
-
-def _per_run(ds: xr.Dataset, variable: str, reduce: str) -> pd.DataFrame:
-    """One value per present run of an ``iteration`` (or ``fit``) variable: mean or final."""
-    records = []
-    other = [d for d in ds[variable].dims if d not in ("benchmark", "algorithm", "seed", "speed")]
-    data = ds[variable].transpose("benchmark", "algorithm", "seed", "speed", *other)
-    present = (
-        ds[PRESENT_VARIABLE].transpose("benchmark", "algorithm", "seed", "speed").values == 1
-        if PRESENT_VARIABLE in ds
-        else np.ones(data.shape[:4], bool)
-    )
-    values = data.values.astype(float)
-    for idx in np.ndindex(*values.shape[:4]):
-        if not present[idx]:
-            continue
-        series = np.ravel(values[idx])
-        series = series[np.isfinite(series)]
-        if series.size == 0:
-            continue
-        value = float(series.mean()) if reduce == "mean" else float(series[-1])
-        records.append(
-            {"benchmark": str(ds["benchmark"].values[idx[0]]),
-             "algorithm": str(ds["algorithm"].values[idx[1]]), "value": value}
-        )
-    return pd.DataFrame.from_records(records, columns=["benchmark", "algorithm", "value"])
-
-
-def _mean_se(values: pd.Series) -> tuple[float, float, int]:
-    n = int(values.count())
-    if n == 0:
-        return math.nan, math.nan, 0
-    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    return float(values.mean()), se, n
-
-
-def _evidence_variant(ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str]) -> list[str]:
-    metric = ev.params.get("metric", METRIC)
-    a, b = ev.params["algorithm_a"], ev.params["algorithm_b"]
-    names = ev.params.get("benchmarks") or list(benchmarks)
-    ds, absent = _select(ds, names, [a, b])
-    if absent:
-        return [f"{', '.join(absent)} absent from the campaign's runs"]
-    table = _tables.summary_table(_at_reference_speed(ds), metric)
-    lines = []
-    for benchmark in names:
-        ma, sa, na = _stat(table, benchmark, a)
-        mb, sb, nb = _stat(table, benchmark, b)
-        ratio = f"{mb / ma:.2f}" if ma else "n/a"
-        lines.append(
-            f"{benchmark}: {metric.replace('_', ' ')} {display_name(a)} {fmt(ma, sa)} (n = {na}) "
-            f"vs {display_name(b)} {fmt(mb, sb)} (n = {nb}); {display_name(b)} / "
-            f"{display_name(a)} = {ratio}"
-        )
-    return lines
-
-
-def _fit_variables(ds: xr.Dataset) -> tuple[list[str], str | None]:
-    flags = sorted(
-        str(v) for v in ds.data_vars
-        if str(v).startswith("fit_") and (str(v).endswith("_at_upper")
-                                          or str(v).endswith("_at_lower"))
-    )
-    lengthscale = "fit_lengthscale_time" if "fit_lengthscale_time" in ds.data_vars else None
-    return flags, lengthscale
-
-
-def _evidence_fit_health(
-    ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str], algorithms: Sequence[str]
-) -> list[str]:
-    flags, lengthscale = _fit_variables(ds)
-    if not flags and lengthscale is None:
-        return ["fit records absent in these runs (no fit_* variables in the run files)"]
-    ds, absent = _select(ds, ev.params.get("benchmarks") or benchmarks,
-                         ev.params.get("algorithms") or algorithms)
-    lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
-    horizons = _attribute_values(ds, "horizon")
-    horizon = float(horizons[0]) if len(horizons) == 1 else math.nan
-    for algorithm in map(str, ds["algorithm"].values):
-        sub = ds.sel(algorithm=[algorithm])
-        parts = []
-        if flags:
-            stacked = np.stack([sub[f].values.astype(float) for f in flags])
-            known = np.isfinite(stacked).any(axis=0)
-            at_bound = (np.nan_to_num(stacked) > 0).any(axis=0) & known
-            total = int(known.sum())
-            if total:
-                parts.append(
-                    f"{int(at_bound.sum())} of {total} fits "
-                    f"({100 * at_bound.sum() / total:.0f} %) with a hyperparameter at a bound"
-                )
-                per = [
-                    f"{f.removeprefix('fit_')}: {int((np.nan_to_num(s) > 0).sum())}"
-                    for f, s in zip(flags, stacked, strict=True)
-                    if (np.nan_to_num(s) > 0).any()
-                ]
-                if per:
-                    parts.append("(" + ", ".join(per) + ")")
-        if lengthscale is not None and math.isfinite(horizon):
-            final = _per_run(sub, lengthscale, "final")
-            if not final.empty:
-                over = int((final["value"] > horizon).sum())
-                parts.append(
-                    f"{over} of {len(final)} runs end with l_T > horizon ({horizon:g} s)"
-                )
-        lines.append(f"{display_name(algorithm)}: " + (" ".join(parts) or "no fit recorded"))
-    return lines
-
-
-def _evidence_metric(
-    ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str], algorithms: Sequence[str]
-) -> list[str]:
-    ds, absent = _select(_at_reference_speed(ds), ev.params.get("benchmarks") or benchmarks,
-                         ev.params.get("algorithms") or algorithms)
-    lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
-    tables = {m: _tables.summary_table(ds, m) for m in (METRIC, TIME_METRIC, QUERIES)}
-    for benchmark in map(str, ds["benchmark"].values):
-        cells = []
-        for algorithm in map(str, ds["algorithm"].values):
-            avg = _stat(tables[METRIC], benchmark, algorithm)
-            tir = _stat(tables[TIME_METRIC], benchmark, algorithm)
-            q = _stat(tables[QUERIES], benchmark, algorithm)
-            cells.append(
-                f"{display_name(algorithm)} average {fmt(avg[0], avg[1])}, time-integrated "
-                f"{fmt(tir[0], tir[1])}, {fmt(q[0], q[1])} queries"
-            )
-        lines.append(f"{benchmark}: " + "; ".join(cells))
-    return lines
-
-
-def _evidence_state(
-    ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str], algorithms: Sequence[str]
-) -> list[str]:
-    variable = str(ev.params["variable"])
-    if variable not in ds.data_vars:
-        return [f"{variable} absent in these runs"]
-    summary = ev.params.get("summary", "mean")
-    ds, absent = _select(ds, ev.params.get("benchmarks") or benchmarks,
-                         ev.params.get("algorithms") or algorithms)
-    lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
-    per_run = _per_run(_at_reference_speed(ds), variable, summary)
-    for (benchmark, algorithm), group in per_run.groupby(["benchmark", "algorithm"], sort=False):
-        mean, se, n = _mean_se(group["value"])
-        lines.append(
-            f"{benchmark}, {display_name(algorithm)}: {variable} ({summary} per run) "
-            f"{fmt(mean, se)} over {n} runs"
-        )
-    if per_run.empty:
-        lines.append(f"{variable} not recorded by these algorithms")
-    return lines
-
-
-def evaluate_evidence(
-    ev: Evidence, campaigns: Campaigns, benchmarks: Sequence[str], algorithms: Sequence[str]
-) -> list[str]:
-    """Text lines of one evidence spec, computed from its campaign (or 'not yet run')."""
-    ds = campaigns.get(ev.campaign)
-    head = f"{ev.kind} ({campaigns.sources[ev.campaign].spec.name})"
-    if ds is None:
-        return [f"{head}: {campaigns.not_yet_run(ev.campaign)}"]
-    if ev.kind == "variant":
-        lines = _evidence_variant(ds, ev, benchmarks)
-    elif ev.kind == "fit_health":
-        lines = _evidence_fit_health(ds, ev, benchmarks, algorithms)
-    elif ev.kind == "metric":
-        lines = _evidence_metric(ds, ev, benchmarks, algorithms)
-    else:
-        lines = _evidence_state(ds, ev, benchmarks, algorithms)
-    return [f"{head}: {line}" for line in lines]
-
-
 # -- the table sections --------------------------------------------------------------------------
+def _paper_benchmarks(paper: str) -> set[str]:
+    from tvbo.analysis.published import paper_table
+
+    return {str(b) for b in paper_table(paper)["benchmark"] if str(b)}
+
+
 def _extra_columns(ds: xr.Dataset) -> dict[str, pd.DataFrame]:
-    return {m: _summary(ds, m) for m in (TIME_METRIC, QUERIES)}
+    return {m: metric_summary(ds, m) for m in (TIME_METRIC, QUERIES)}
 
 
 def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> list[list[str]]:
@@ -513,10 +197,10 @@ def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> l
         if overall:
             tir_text = queries = ""
         else:
-            m, s, _ = _stat(tir, r.benchmark, r.algorithm)
+            m, s, _ = cell_stat(tir, r.benchmark, r.algorithm)
             rank = ranks_tir.get((r.benchmark, r.algorithm))
             tir_text = fmt(m, s) + (f" (rank {rank})" if rank else "")
-            qm, qs, _ = _stat(extra[QUERIES], r.benchmark, r.algorithm)
+            qm, qs, _ = cell_stat(extra[QUERIES], r.benchmark, r.algorithm)
             queries = fmt(qm, qs)
         ratio = f"{r.ratio:.2f}" if math.isfinite(r.ratio) else "n/a"
         rows.append([
@@ -558,14 +242,21 @@ def table_section(
     if ds is None:
         lines += [f"Campaign {campaigns.not_yet_run(table_spec.campaign)}.", ""]
         return lines, result
-    ds = _at_reference_speed(ds)
-    comparison = comparison_table(_summary(ds, METRIC), table_spec.paper,
+    ds = at_reference_speed(ds)
+    comparison = comparison_table(metric_summary(ds, METRIC), table_spec.paper,
                                   table_spec.aliases or None)
     pairs = pairwise_orderings(comparison)
     counts = agreement_counts(pairs)
     result.comparison, result.pairs, result.counts = comparison, pairs, counts
+    published = set(comparison["benchmark"]) | set(comparison["algorithm"])
+    lacking = [
+        str(b) for b in ds["benchmark"].values
+        if str(b) not in published and str(b) in _paper_benchmarks(table_spec.paper)
+    ]
     lines += [
         f"Campaign `{source.spec.name}` ({source.path}). {paper.note}.", "",
+        *([f"No tvbo value (no run with a query after the warm-up) for: {', '.join(lacking)}.",
+           ""] if lacking else []),
         *_table(CELL_HEADERS, _cell_rows(comparison, _extra_columns(ds))), "",
         "Pairwise orderings per benchmark (a tie: tvbo's intervals mean ± 1 s.e. overlap):", "",
         *_table(
@@ -672,7 +363,7 @@ def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataF
     ds = campaigns.get(sens.campaign)
     if ds is None:
         return lines + [f"Campaign {campaigns.not_yet_run(sens.campaign)}.", ""], None
-    algorithms = set(comparison_table(_summary(_at_reference_speed(ds), METRIC), sens.paper)[
+    algorithms = set(comparison_table(metric_summary(at_reference_speed(ds), METRIC), sens.paper)[
         "algorithm"]) if REFERENCE_SPEED in ds["speed"].values else None
     summary = _tables.summary_table(ds, METRIC)
     if algorithms:
@@ -714,10 +405,10 @@ def verdict(successes: int, comparisons: int) -> str:
 def _claim_values(ds: xr.Dataset, claim: Claim) -> pd.DataFrame:
     """mean, se, n per (benchmark, algorithm) at the claim's measure point, plus ``where``."""
     names = [*claim.algorithms, *claim.baselines]
-    sub, absent = _select(ds, list(claim.benchmarks), names)
+    sub, absent = select_runs(ds, list(claim.benchmarks), names)
     if absent:
         raise LookupError(f"{', '.join(absent)} absent from the campaign's runs")
-    sub = _at_reference_speed(sub)
+    sub = at_reference_speed(sub)
     records = []
     if claim.at == "final":
         curves = step_curves(sub, claim.curve)
