@@ -295,3 +295,40 @@ def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
     proc = snakemake(tmp_path, load_test_config(), "-n", "--cores", "1", "reproduction")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert re.search(r"^reproduction\s+1$", proc.stdout, flags=re.M), proc.stdout[-3000:]
+
+
+def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
+    from tvbo.analysis.reproduction import Campaigns
+    from tvbo.analysis.reproduction_evidence import evaluate_evidence
+    from tvbo.analysis.reproduction_spec import Evidence
+
+    results = tmp_path / "results"
+    path = _table_campaign(results)
+    import xarray as xr
+
+    ds = xr.load_dataset(path)
+    nan = math.nan
+    # bolt on shekel (horizon 60 s), seeds 0..2, four fits each (seed 1 made only two)
+    lengthscale = [[1, 2, 3, 100], [1, 2, nan, nan], [70, 80, 90, 50]]  # finals 100, 2, 50
+    upper = [[0, 0, 0, 1], [0, 0, nan, nan], [1, 1, 1, 0]]
+    lower = [[1, 0, 0, 0], [0, 0, nan, nan], [0, 0, 0, 0]]
+    dims = ("benchmark", "algorithm", "seed", "speed", "fit")
+    shape = (ds.sizes["benchmark"], ds.sizes["algorithm"], 3, 1, 4)
+    for name, values in (("fit_lengthscale_time", lengthscale),
+                         ("fit_lengthscale_time_at_upper", upper),
+                         ("fit_noise_var_at_lower", lower)):
+        data = np.full(shape, nan)
+        b = list(ds["benchmark"].values).index("shekel")
+        a = list(ds["algorithm"].values).index("bolt")
+        data[b, a, :, 0, :] = values
+        ds[name] = (dims, data)
+    ds.to_netcdf(path)
+    campaigns = Campaigns(load_spec(_spec(tmp_path)), results)
+    lines = evaluate_evidence(Evidence("fit_health", "bolt_fake", {}), campaigns,
+                              ["shekel"], ["bolt"])
+    # fits with a value: 4 + 2 + 4 = 10; at a bound: seed 0 fits 0 and 3, seed 2 fits 0-2 -> 5
+    assert lines == [
+        "fit_health (bolt_fake): bolt: 5 of 10 fits (50 %) with a hyperparameter at a bound "
+        "(lengthscale_time_at_upper: 4, noise_var_at_lower: 1) 1 of 3 runs end with l_T > "
+        "horizon (60 s)"
+    ]

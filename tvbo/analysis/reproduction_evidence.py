@@ -264,24 +264,44 @@ def _fit_variables(ds: xr.Dataset) -> tuple[list[str], str | None]:
     return flags, lengthscale
 
 
+def _lengthscale_over_horizon(sub: xr.Dataset, variable: str) -> tuple[int, int, list[str]]:
+    """(runs whose last fitted l_T exceeds their horizon, runs with a fit, horizons seen).
+
+    The horizon is the run's own (``horizon`` attribute, per benchmark in a merged campaign);
+    l_T is read in seconds, the unit of the time axis of the fits.
+    """
+    over = total = 0
+    horizons = []
+    for benchmark in map(str, sub["benchmark"].values):
+        one = sub.sel(benchmark=[benchmark])
+        values = _attribute_values(one, "horizon")
+        if len(values) != 1:
+            continue
+        horizon = float(values[0])
+        final = _per_run(one, variable, "final")
+        over += int((final["value"] > horizon).sum())
+        total += len(final)
+        horizons.append(f"{horizon:g}")
+    return over, total, list(dict.fromkeys(horizons))
+
+
 def _evidence_fit_health(
     ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str], algorithms: Sequence[str]
 ) -> list[str]:
     flags, lengthscale = _fit_variables(ds)
     if not flags and lengthscale is None:
         return ["fit records absent in these runs (no fit_* variables in the run files)"]
-    ds, absent = select_runs(ds, ev.params.get("benchmarks") or benchmarks,
-                         ev.params.get("algorithms") or algorithms)
+    ds, absent = select_runs(at_reference_speed(ds), ev.params.get("benchmarks") or benchmarks,
+                             ev.params.get("algorithms") or algorithms)
     lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
-    horizons = _attribute_values(ds, "horizon")
-    horizon = float(horizons[0]) if len(horizons) == 1 else math.nan
     for algorithm in map(str, ds["algorithm"].values):
         sub = ds.sel(algorithm=[algorithm])
         parts = []
         if flags:
             stacked = np.stack([sub[f].values.astype(float) for f in flags])
             known = np.isfinite(stacked).any(axis=0)
-            at_bound = (np.nan_to_num(stacked) > 0).any(axis=0) & known
+            hits = np.nan_to_num(stacked) > 0
+            at_bound = hits.any(axis=0) & known
             total = int(known.sum())
             if total:
                 parts.append(
@@ -289,18 +309,17 @@ def _evidence_fit_health(
                     f"({100 * at_bound.sum() / total:.0f} %) with a hyperparameter at a bound"
                 )
                 per = [
-                    f"{f.removeprefix('fit_')}: {int((np.nan_to_num(s) > 0).sum())}"
-                    for f, s in zip(flags, stacked, strict=True)
-                    if (np.nan_to_num(s) > 0).any()
+                    f"{f.removeprefix('fit_')}: {int(h.sum())}"
+                    for f, h in zip(flags, hits, strict=True)
+                    if h.any()
                 ]
                 if per:
                     parts.append("(" + ", ".join(per) + ")")
-        if lengthscale is not None and math.isfinite(horizon):
-            final = _per_run(sub, lengthscale, "final")
-            if not final.empty:
-                over = int((final["value"] > horizon).sum())
+        if lengthscale is not None:
+            over, runs, horizons = _lengthscale_over_horizon(sub, lengthscale)
+            if runs:
                 parts.append(
-                    f"{over} of {len(final)} runs end with l_T > horizon ({horizon:g} s)"
+                    f"{over} of {runs} runs end with l_T > horizon ({', '.join(horizons)} s)"
                 )
         lines.append(f"{display_name(algorithm)}: " + (" ".join(parts) or "no fit recorded"))
     return lines
