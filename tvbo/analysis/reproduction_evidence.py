@@ -88,7 +88,9 @@ class Campaigns:
         self.sources: dict[str, Source] = {}
         for key, campaign in spec.campaigns.items():
             path = Path(substitutes.get(key, Path(results) / campaign.name / "campaign.nc"))
-            dataset = xr.load_dataset(path) if path.is_file() else None
+            # opened lazily: a paper campaign's file holds hundreds of MB of per-query records,
+            # and the report reads per-run summaries and a few variables of it
+            dataset = xr.open_dataset(path) if path.is_file() else None
             self.sources[key] = Source(campaign, path, key in substitutes, dataset)
 
     def get(self, key: str) -> xr.Dataset | None:
