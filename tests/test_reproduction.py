@@ -20,6 +20,7 @@ import yaml
 from tests.fake_runs import make_run
 from tvbo.analysis.reproduction import (
     build_report,
+    claim_result,
     ordering,
     speed_sensitivity,
     verdict,
@@ -144,13 +145,19 @@ def _spec(tmp_path: Path, **edits) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory):
-    """The report of the fake campaigns, built once for the tests that read it."""
+def fake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the spec (config/) and the two fake campaigns (results/), built once."""
     tmp_path = tmp_path_factory.mktemp("reproduction")
-    results = tmp_path / "results"
-    _table_campaign(results)
-    _claim_campaign(results)
-    return build_report(_spec(tmp_path), results)
+    _table_campaign(tmp_path / "results")
+    _claim_campaign(tmp_path / "results")
+    _spec(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def built(fake: Path):
+    """The report of the fake campaigns, built once for the tests that read it."""
+    return build_report(fake / "config" / "reproduction.yaml", fake / "results")
 
 
 def test_cells_ranks_and_ratios(built) -> None:
@@ -205,6 +212,22 @@ def test_claim_verdict_from_runs(built) -> None:
     assert built.claims["bolt beats gp-ucb"] == "reproduced"
     assert "| shekel | bolt | 0.110 ± 0.006 | 3 | step 12 |" in built.text
     assert "| shekel | gp-ucb | 1.01 ± 0.01 | 3 | step 12 |" in built.text
+
+
+def test_claim_on_a_smaller_grid_names_the_absent_benchmarks(fake: Path) -> None:
+    import dataclasses
+
+    import xarray as xr
+
+    spec = load_spec(fake / "config" / "reproduction.yaml")
+    claim = dataclasses.replace(spec.claims[0], benchmarks=("shekel", "eggholder"),
+                                relation="not_worse")
+    ds = xr.load_dataset(fake / "results" / "claims_fake" / "campaign.nc")
+    values, comparisons, result = claim_result(ds, claim)
+    assert result == "reproduced (absent: eggholder)"
+    assert list(comparisons["outcome"]) == ["win"]
+    with pytest.raises(LookupError, match="r-gp-ucb absent"):
+        claim_result(ds, dataclasses.replace(claim, baselines=("r-gp-ucb",)))
 
 
 def test_verdict_rule() -> None:

@@ -402,11 +402,16 @@ def verdict(successes: int, comparisons: int) -> str:
     return VERDICTS[2] if successes == 0 else VERDICTS[1]
 
 
-def _claim_values(ds: xr.Dataset, claim: Claim) -> pd.DataFrame:
-    """mean, se, n per (benchmark, algorithm) at the claim's measure point, plus ``where``."""
+def _claim_values(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, list[str]]:
+    """mean, se, n per (benchmark, algorithm) at the claim's measure point, plus ``where``;
+    and the claim's benchmarks absent from the campaign (a stand-in's smaller grid).
+
+    Raises LookupError when an algorithm, or every benchmark, is absent.
+    """
     names = [*claim.algorithms, *claim.baselines]
     sub, absent = select_runs(ds, list(claim.benchmarks), names)
-    if absent:
+    missing = [b for b in claim.benchmarks if b in absent]
+    if len(absent) > len(missing) or len(missing) == len(claim.benchmarks):
         raise LookupError(f"{', '.join(absent)} absent from the campaign's runs")
     sub = at_reference_speed(sub)
     records = []
@@ -435,32 +440,40 @@ def _claim_values(ds: xr.Dataset, claim: Claim) -> pd.DataFrame:
                 records.append({"benchmark": benchmark, "algorithm": algorithm, "mean": r["mean"],
                                 "se": r["se"], "n": int(r["n"]),
                                 "where": f"CPU time {budget:.3g} s (step {int(r['step'])})"})
-    return pd.DataFrame.from_records(records)
+    return pd.DataFrame.from_records(records), missing
 
 
 def claim_result(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """(values, comparisons, verdict) of a claim on a campaign.
 
     ``comparisons``: benchmark, algorithm, baseline, outcome (win / tie / loss, see the module
-    docstring), success (per the claim's relation).
+    docstring), success (per the claim's relation). A claimed algorithm without a value at the
+    measure point (no step within a CPU budget) loses; a baseline without one loses to a claimed
+    algorithm that has one. Benchmarks absent from the campaign are left out and named in the
+    verdict ("reproduced (absent: ...)").
     """
-    values = _claim_values(ds, claim)
+    values, missing = _claim_values(ds, claim)
     indexed = values.set_index(["benchmark", "algorithm"])
     records = []
-    for benchmark in claim.benchmarks:
+    for benchmark in [b for b in claim.benchmarks if b not in missing]:
         for algorithm in claim.algorithms:
             for baseline in claim.baselines:
                 a, b = indexed.loc[(benchmark, algorithm)], indexed.loc[(benchmark, baseline)]
-                sign = ordering(a["mean"], a["se"], b["mean"], b["se"])
-                if not (math.isfinite(a["mean"]) and math.isfinite(b["mean"])):
+                if not math.isfinite(a["mean"]):
                     outcome = "loss"
+                elif not math.isfinite(b["mean"]):
+                    outcome = "win"
                 else:
+                    sign = ordering(a["mean"], a["se"], b["mean"], b["se"])
                     outcome = {-1: "win", 0: "tie", 1: "loss"}[sign]
                 success = outcome == "win" or (claim.relation == "not_worse" and outcome == "tie")
                 records.append({"benchmark": benchmark, "algorithm": algorithm,
                                 "baseline": baseline, "outcome": outcome, "success": success})
     comparisons = pd.DataFrame.from_records(records)
-    return values, comparisons, verdict(int(comparisons["success"].sum()), len(comparisons))
+    result = verdict(int(comparisons["success"].sum()), len(comparisons))
+    if missing:
+        result += f" (absent: {', '.join(missing)})"
+    return values, comparisons, result
 
 
 def claims_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], dict[str, str]]:
