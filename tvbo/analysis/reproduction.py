@@ -561,15 +561,16 @@ def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
     rows = []
     for key, source in campaigns.sources.items():
         if source.dataset is None:
-            rows.append([key, "not yet run", f"`{campaigns.command(key)}`", "", "", "", "", ""])
+            rows.append([key, "not yet run", f"`{campaigns.command(key)}`", *[""] * 7])
             continue
         facts = campaign_facts(source.dataset)
         status = f"stand-in: `{source.path}`" if source.substituted else f"`{source.path}`"
         rows.append([key, status, facts["benchmarks"], facts["algorithms"], facts["seeds"],
-                     facts["horizon [s]"], facts["profile"], facts["cost table"]])
+                     facts["speeds"], facts["horizon [s]"], facts["profile"],
+                     facts["cost table"], facts["runs"]])
     lines += ["## Campaigns", ""]
     lines += _table(("campaign", "results", "benchmarks (or command)", "algorithms", "seeds",
-                     "horizon [s]", "profile", "cost table"), rows)
+                     "speeds", "horizon [s]", "profile", "cost table", "runs"), rows)
     lines += [
         "", "## How to read this report", "",
         "- Cells: average regret, mean ± s.e. over seeds (tvbo) and as printed (paper); tvbo / "
@@ -603,14 +604,15 @@ def build_report(
         section, result = table_section(table_spec, spec, campaigns)
         tables[table_spec.paper] = result
         lines += section
+        name = f"{PAPERS[table_spec.paper].citation}, {PAPERS[table_spec.paper].table}"
         if result.pairs is not None:
             summary.append(
-                f"{PAPERS[table_spec.paper].table} of {PAPERS[table_spec.paper].citation}: "
-                f"{len(result.explained) + len(result.unexplained)} disagreeing orderings, "
+                f"{name}: {len(result.pairs)} orderings, "
+                f"{len(result.explained) + len(result.unexplained)} disagree, "
                 f"{len(result.unexplained)} unexplained"
             )
         else:
-            summary.append(f"{PAPERS[table_spec.paper].citation}: not yet run")
+            summary.append(f"{name}: not yet run")
     sensitivity: dict[str, pd.DataFrame | None] = {}
     for sens in spec.sensitivity:
         section, result = sensitivity_section(sens, campaigns)
