@@ -230,6 +230,13 @@ def test_claim_on_a_smaller_grid_names_the_absent_benchmarks(fake: Path) -> None
         claim_result(ds, dataclasses.replace(claim, baselines=("r-gp-ucb",)))
 
 
+def test_spec_curves_are_the_paper_figures_curves() -> None:
+    from tvbo.analysis.paper_figures import CURVES
+    from tvbo.analysis.reproduction_spec import CURVE_NAMES
+
+    assert CURVE_NAMES == tuple(CURVES)
+
+
 def test_verdict_rule() -> None:
     assert verdict(3, 3) == "reproduced"
     assert verdict(1, 3) == "partly"
