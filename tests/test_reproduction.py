@@ -373,3 +373,18 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
         "(lengthscale_time_at_upper: 4, noise_var_at_lower: 1) 1 of 3 runs end with l_T > "
         "horizon (60 s)"
     ]
+
+
+@pytest.mark.slow
+def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
+    """The tiny CI campaign, then the report: its campaigns are none of the spec's, so every
+    table and claim is 'not yet run' with its command; the report names the campaigns."""
+    from tests.test_workflow import _tvbo_on_path, load_test_config, snakemake
+
+    _tvbo_on_path(tmp_path)
+    proc = snakemake(tmp_path, load_test_config(), "--cores", "2", "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    text = (tmp_path / "docs" / "reproduction.md").read_text()
+    assert text.startswith("# Reproduction report")
+    assert "Campaign not yet run: campaign `bolt_paper` (results/bolt_paper/campaign.nc)" in text
+    assert text.count("Verdict: **not yet run**") == 6
