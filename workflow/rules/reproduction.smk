@@ -1,7 +1,9 @@
 # The reproduction report (tvbo reproduce): every published table and seed-paper claim of the
 # spec (config/reproduction.yaml) against the campaigns under results/, written to
 # docs/reproduction.md (committed in the repository) and shown in the report. Not part of `all`:
-# run `snakemake reproduction --configfile <study>` after (or to run) a study's campaign.
+# run `snakemake reproduction --configfile <study>` after (or to run) a study's campaign. The
+# committed file may be newer than campaigns run before it was checked out: add
+# `--forcerun reproduction` to regenerate it regardless.
 
 
 rule reproduction:
