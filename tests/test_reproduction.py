@@ -388,3 +388,14 @@ def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
     assert text.startswith("# Reproduction report")
     assert "Campaign not yet run: campaign `bolt_paper` (results/bolt_paper/campaign.nc)" in text
     assert text.count("Verdict: **not yet run**") == 6
+
+
+def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> None:
+    path = _spec(tmp_path)
+    config = tmp_path / "config" / "bolt_fake.yaml"
+    grid = yaml.safe_load(config.read_text())
+    # [B] has no bolt-icml: that alias is for another paper
+    grid["paper_aliases"] = {"w-dbo": "w-dbo-reference", "bolt-icml": "bolt"}
+    config.write_text(yaml.safe_dump(grid))
+    spec = load_spec(path)
+    assert spec.tables[0].aliases == {"w-dbo": "w-dbo-reference"}

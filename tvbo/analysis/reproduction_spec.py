@@ -12,7 +12,8 @@ clear line naming the field, the value and the valid choices. Sections:
     command that produces them.
 ``tables``
     ``[{paper: PAPER, campaign: KEY, aliases: {paper name: campaign name}}]``: a published table
-    (:data:`tvbo.analysis.published.PAPERS`) and the campaign that reproduces it.
+    (:data:`tvbo.analysis.published.PAPERS`) and the campaign that reproduces it; ``aliases``
+    defaults to the campaign config's ``paper_aliases`` (those naming the paper's algorithms).
 ``sensitivity``
     ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
     orderings are checked at every speed.
@@ -348,7 +349,19 @@ def load_spec(path: str | Path) -> Spec:
         _keys(where, entry, ("paper", "campaign"), ("aliases",))
         paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
         campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
-        aliases = {str(k): str(v) for k, v in (entry.get("aliases") or {}).items()}
+        if "aliases" in entry:
+            aliases = {str(k): str(v) for k, v in (entry["aliases"] or {}).items()}
+        else:  # the campaign's own paper_aliases, as its `tvbo compare` uses them
+            names = set(paper_table(paper)["algorithm"])
+            aliases = {
+                str(k): str(v)
+                for k, v in (campaigns[campaign].merged.get("paper_aliases") or {}).items()
+                if k in names
+            }
+        try:
+            apply_aliases(paper_table(paper), aliases or None, paper)
+        except ValueError as err:
+            raise _fail(f"{where}.aliases", str(err)) from None
         tables.append(TableSpec(paper, campaign, aliases))
     table_keys = [t.paper for t in tables]
     if len(set(table_keys)) != len(table_keys):
