@@ -103,6 +103,7 @@ def _spec(tmp_path: Path, **edits) -> Path:
             {"paper": "bolt-metronome", "campaign": "bolt_fake"},
             {"paper": "bolt-icml", "campaign": "missing"},
         ],
+        "sensitivity": [{"paper": "bolt-metronome", "campaign": "bolt_fake"}],
         "explanations": [
             {
                 "table": "bolt-metronome",
@@ -183,6 +184,14 @@ def test_pairwise_agreement_counts(built) -> None:
     assert counts.loc["Overall"].to_dict() == {"agree": 3, "tie": 1, "disagree": 2,
                                                "orderings": 6}
     assert "| Overall | 3 | 1 | 2 | 6 |" in built.text
+
+
+def test_sensitivity_section_of_a_one_speed_campaign(built) -> None:
+    result = built.sensitivity["bolt-metronome"]
+    # one speed: a strict order "holds", the (r-gp-ucb, bolt) tie on Eggholder stays a tie
+    assert result["status"].value_counts().to_dict() == {"holds": 5, "tie": 1}
+    # the agreement with the paper at speed 1 is the table's: 3 agree, 1 tie, 2 disagree
+    assert "| 1 | 3 | 1 | 2 | 6 |" in built.text
 
 
 def test_explained_and_unexplained_differences(built) -> None:

@@ -58,10 +58,9 @@ from tvbo.analysis import tables as _tables
 from tvbo.analysis.compare import METRIC, comparison_table
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.paper_figures import CURVES, boke_curves, step_curves
-from tvbo.analysis.published import PAPERS
+from tvbo.analysis.published import PAPERS, paper_table
 from tvbo.analysis.reproduction_evidence import (
     QUERIES,
-    REFERENCE_SPEED,
     TIME_METRIC,
     Campaigns,
     at_reference_speed,
@@ -358,23 +357,28 @@ def speed_sensitivity(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataFrame | None]:
+    """The speed-sensitivity section: per benchmark, orderings that hold / tie / flip across
+    speeds (the paper's benchmarks and algorithms only), and per speed the agreement with the
+    paper (:func:`pairwise_orderings` at that speed)."""
     paper = PAPERS[sens.paper]
     lines = [f"## Sensitivity to the emulated hardware: {paper.citation}, {paper.table}", ""]
     ds = campaigns.get(sens.campaign)
     if ds is None:
         return lines + [f"Campaign {campaigns.not_yet_run(sens.campaign)}.", ""], None
-    algorithms = set(comparison_table(metric_summary(at_reference_speed(ds), METRIC), sens.paper)[
-        "algorithm"]) if REFERENCE_SPEED in ds["speed"].values else None
+    published = paper_table(sens.paper)
     summary = _tables.summary_table(ds, METRIC)
-    if algorithms:
-        summary = summary[summary["algorithm"].isin(algorithms)]
+    summary = summary[summary["algorithm"].isin(set(published["algorithm"]))
+                      & summary["benchmark"].isin(set(published["benchmark"]))]
+    if summary.empty:
+        return lines + ["The campaign shares no benchmark and algorithm with the paper.", ""], None
     result = speed_sensitivity(summary)
-    speeds = ", ".join(f"{s:g}" for s in sorted(summary["speed"].unique()))
+    speeds = sorted(summary["speed"].unique())
     lines += [
-        f"Campaign `{campaigns.sources[sens.campaign].spec.name}`, speeds {speeds} (every "
-        "compute time of the profile divided by the speed). An ordering *holds* when tvbo "
-        "orders the pair the same way at every speed, *flips* when it orders it both ways, "
-        "*tie* when the intervals mean ± 1 s.e. overlap at some speed.", "",
+        f"Campaign `{campaigns.sources[sens.campaign].spec.name}`, speeds "
+        f"{', '.join(f'{s:g}' for s in speeds)} (every compute time of the profile divided by "
+        "the speed). An ordering *holds* when tvbo orders the pair the same way at every speed, "
+        "*flips* when it orders it both ways, *tie* when the intervals mean ± 1 s.e. overlap at "
+        "some speed.", "",
     ]
     rows = []
     for benchmark, group in result.groupby("benchmark", sort=False):
@@ -389,6 +393,15 @@ def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataF
     rows.append([OVERALL_LABEL, str(c.get("holds", 0)), str(c.get("tie", 0)),
                  str(c.get("flips", 0)), str(len(result)), ""])
     lines += _table(("benchmark", "holds", "tie", "flips", "orderings", "flipped pairs"), rows)
+    agreement = []
+    for speed in speeds:
+        at_speed = summary[summary["speed"] == speed].drop(columns="speed")
+        counts = agreement_counts(pairwise_orderings(comparison_table(at_speed, sens.paper)))
+        total = counts.loc[OVERALL_LABEL]
+        agreement.append([f"{speed:g}", *(str(total[k]) for k in
+                                           ("agree", "tie", "disagree", "orderings"))])
+    lines += ["", "Pairwise orderings against the paper at each speed (all benchmarks):", "",
+              *_table(("speed", "agree", "tie", "disagree", "orderings"), agreement)]
     return lines + [""], result
 
 
