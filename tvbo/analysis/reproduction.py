@@ -168,8 +168,6 @@ def _order_text(a: str, b: str, sign: int) -> str:
 
 # -- the table sections --------------------------------------------------------------------------
 def _paper_benchmarks(paper: str) -> set[str]:
-    from tvbo.analysis.published import paper_table
-
     return {str(b) for b in paper_table(paper)["benchmark"] if str(b)}
 
 
@@ -247,10 +245,10 @@ def table_section(
     pairs = pairwise_orderings(comparison)
     counts = agreement_counts(pairs)
     result.comparison, result.pairs, result.counts = comparison, pairs, counts
-    published = set(comparison["benchmark"]) | set(comparison["algorithm"])
+    compared = set(comparison["benchmark"])
     lacking = [
         str(b) for b in ds["benchmark"].values
-        if str(b) not in published and str(b) in _paper_benchmarks(table_spec.paper)
+        if str(b) not in compared and str(b) in _paper_benchmarks(table_spec.paper)
     ]
     lines += [
         f"Campaign `{source.spec.name}` ({source.path}). {paper.note}.", "",
@@ -286,6 +284,7 @@ def _difference_lines(
         lines.append(f"**{label}** (`{benchmark}`)")
         lines.append("")
         used: list[Explanation] = []
+        involved: dict[int, list[str]] = {}  # per used entry: the algorithms of its pairs
         for r in group.itertuples(index=False):
             a_row, b_row = body.loc[(benchmark, r.a)], body.loc[(benchmark, r.b)]
             text = (
@@ -301,6 +300,8 @@ def _difference_lines(
                 for e in covering:
                     if e not in used:
                         used.append(e)
+                    names = involved.setdefault(used.index(e), [])
+                    names += [x for x in (r.a, r.b) if x not in names]
                 refs = ", ".join(str(used.index(e) + 1) for e in covering)
                 lines.append(f"- {text}: explained ({refs})")
             else:
@@ -309,8 +310,8 @@ def _difference_lines(
         lines.append("")
         for i, entry in enumerate(used, start=1):
             lines.append(f"{i}. {entry.cause}")
-            for ev in entry.evidence:
-                for line in evaluate_evidence(ev, campaigns, [benchmark], entry.algorithms):
+            for ev in entry.evidence:  # by default about the algorithms of the explained pairs
+                for line in evaluate_evidence(ev, campaigns, [benchmark], involved[i - 1]):
                     lines.append(f"   - {line}")
         if used:
             lines.append("")
