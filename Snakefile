@@ -38,6 +38,8 @@ include: "workflow/rules/paper_figures_targets.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/whatif.smk"
 include: "workflow/rules/theory_whatif_targets.smk"
+include: "workflow/rules/reproduction_inputs.smk"
+include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/cluster.smk"
 
 

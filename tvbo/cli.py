@@ -446,6 +446,45 @@ def cmd_paper_figures(args: argparse.Namespace) -> int:
     return 0
 
 
+def _substitute(text: str) -> tuple[str, str]:
+    """``KEY=CAMPAIGN.nc`` of ``tvbo reproduce --campaign``."""
+    key, sep, path = text.partition("=")
+    if not sep or not key or not path:
+        raise argparse.ArgumentTypeError(f"expected KEY=CAMPAIGN.nc, got {text!r}")
+    return key, path
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Write the reproduction report (Markdown) from the spec and the campaigns' run files."""
+    from tvbo.analysis.reproduction import write_report
+
+    print(write_report(args.out, args.spec, args.results, dict(args.campaign or [])))
+    return 0
+
+
+def _add_reproduce(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "reproduce",
+        help="write the reproduction report: published tables and seed-paper claims vs tvbo",
+        description="For each published table and seed-paper claim of the spec, compare tvbo's "
+        "campaign (results/<campaign>/campaign.nc) with the paper: cells, ratios, ranks, pairwise "
+        "orderings, explanations with computed evidence, speed sensitivity and verdicts. A "
+        "campaign not yet run is listed with the command that runs it.",
+    )
+    p.add_argument("--spec", default="config/reproduction.yaml", metavar="FILE",
+                   help="reproduction spec (default %(default)s)")
+    p.add_argument("--results", default="results", metavar="DIR",
+                   help="folder holding <campaign>/campaign.nc (default %(default)s)")
+    p.add_argument("--out", default="docs/reproduction.md", metavar="FILE.md",
+                   help="Markdown file to write (default %(default)s)")
+    p.add_argument(
+        "--campaign", type=_substitute, action="append", metavar="KEY=CAMPAIGN.nc",
+        help="use CAMPAIGN.nc for the spec's campaign KEY (a stand-in, marked in the report's "
+        "header; repeatable)",
+    )
+    p.set_defaults(func=cmd_reproduce)
+
+
 # -- parser ---------------------------------------------------------------------------------------
 def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -692,6 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_runs)
     _add_theory_whatif(sub)
     _add_paper_figures(sub)
+    _add_reproduce(sub)
     return parser
 
 

@@ -1,0 +1,410 @@
+"""Tests of the reproduction report (tvbo/analysis/reproduction.py, tvbo reproduce).
+
+Campaigns are hand-built from tests/fake_runs.py with chosen per-seed values, so every expected
+number (ranks, pairwise counts, ratios, verdicts) is worked out by hand in the comments below,
+not taken from the code under test. The published numbers are BOLT [B] Table 2's:
+Shekel GP-UCB 2.57, R-GP-UCB 2.58, BOLT 2.51; Eggholder GP-UCB 517, R-GP-UCB 298, BOLT 262.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from tests.fake_runs import make_run
+from tvbo.analysis.reproduction import (
+    build_report,
+    claim_result,
+    ordering,
+    speed_sensitivity,
+    verdict,
+)
+from tvbo.analysis.reproduction_spec import load_spec
+from tvbo.cli import main
+from tvbo.results.campaign import merge_runs, write_campaign
+from tvbo.results.io import write_run
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS_DIR = Path("/work/shared/seeds")
+
+# tvbo's per-benchmark means; each algorithm gets seeds (m - d, m, m + d): mean m, se d / sqrt(3)
+TVBO = {
+    ("shekel", "gp-ucb"): (2.0, 0.03),
+    ("shekel", "r-gp-ucb"): (2.5, 0.03),
+    ("shekel", "bolt"): (3.0, 0.03),
+    ("eggholder", "gp-ucb"): (500.0, 3.0),
+    ("eggholder", "r-gp-ucb"): (310.0, 30.0),
+    ("eggholder", "bolt"): (300.0, 30.0),
+}
+
+
+def _run(benchmark: str, algorithm: str, seed: int, average: float, *, regret=None,
+         speed: float = 1.0):
+    """A fake run renamed to ``algorithm`` whose summaries (and regret) are set by hand."""
+    ds = make_run(benchmark, "bolt" if algorithm == "bolt" else "gp_ucb", seed, speed,
+                  n_iterations=12)
+    ds = ds.assign_coords(algorithm=[algorithm])
+    ds["average_regret"] = (ds["average_regret"].dims, np.full(ds["average_regret"].shape,
+                                                                average))
+    ds["time_integrated_regret"] = (ds["average_regret"].dims,
+                                    np.full(ds["average_regret"].shape, 10 * average))
+    if regret is not None:
+        ds["regret"] = (ds["regret"].dims, np.broadcast_to(regret, ds["regret"].shape).copy())
+    return ds
+
+
+def _campaign(path: Path, runs) -> Path:
+    files = []
+    for i, ds in enumerate(runs):
+        files.append(write_run(ds, path.parent / "runs" / f"{i}.nc"))
+    return write_campaign(merge_runs(files), path)
+
+
+def _table_campaign(results: Path) -> Path:
+    runs = [
+        _run(b, a, seed, m + (seed - 1) * d)
+        for (b, a), (m, d) in TVBO.items()
+        for seed in (0, 1, 2)
+    ]
+    return _campaign(results / "bolt_fake" / "campaign.nc", runs)
+
+
+def _claim_campaign(results: Path) -> Path:
+    # claimed bolt: regret 0.1 + 0.01 seed at every query; gp-ucb 1.0 + 0.01 seed
+    runs = [
+        _run("shekel", a, seed, 0.0, regret=base + 0.01 * seed)
+        for a, base in (("bolt", 0.1), ("gp-ucb", 1.0))
+        for seed in (0, 1, 2)
+    ]
+    return _campaign(results / "claims_fake" / "campaign.nc", runs)
+
+
+def _spec(tmp_path: Path, **edits) -> Path:
+    """A spec in tmp_path/config with two fake campaigns and one never run (``missing``)."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    grid = {"benchmarks": ["shekel", "eggholder"], "algorithms": ["gp-ucb", "r-gp-ucb", "bolt"]}
+    (config / "bolt_fake.yaml").write_text(yaml.safe_dump({"campaign": "bolt_fake", **grid}))
+    (config / "claims_fake.yaml").write_text(yaml.safe_dump({"campaign": "claims_fake", **grid}))
+    (config / "missing.yaml").write_text(yaml.safe_dump({"campaign": "never_run", **grid}))
+    spec = {
+        "campaigns": {
+            "bolt_fake": {"config": "bolt_fake.yaml"},
+            "claims_fake": {"config": "claims_fake.yaml"},
+            "missing": {"config": "missing.yaml", "overrides": {"cost_table": "icml"}},
+        },
+        "tables": [
+            {"paper": "bolt-metronome", "campaign": "bolt_fake"},
+            {"paper": "bolt-icml", "campaign": "missing"},
+        ],
+        "sensitivity": [{"paper": "bolt-metronome", "campaign": "bolt_fake"}],
+        "explanations": [
+            {
+                "table": "bolt-metronome",
+                "benchmarks": ["shekel"],
+                "algorithms": ["gp-ucb", "bolt"],
+                "cause": "a test cause",
+                "evidence": [
+                    {"kind": "variant", "campaign": "bolt_fake", "algorithm_a": "gp-ucb",
+                     "algorithm_b": "bolt"},
+                    {"kind": "fit_health", "campaign": "bolt_fake"},
+                    {"kind": "state", "campaign": "missing", "variable": "state_n_star"},
+                ],
+            }
+        ],
+        "claims": [
+            {
+                "id": "bolt beats gp-ucb", "paper": "a paper", "source": "x.txt",
+                "quote": "BOLT is better.", "campaign": "claims_fake", "benchmarks": ["shekel"],
+                "algorithms": ["bolt"], "baselines": ["gp-ucb"],
+                "measure": {"curve": "average", "at": "final"}, "relation": "better",
+                "reason": "a reason",
+            },
+            {
+                "id": "never run", "paper": "a paper", "source": "x.txt", "quote": "q",
+                "campaign": "missing", "benchmarks": ["shekel"], "algorithms": ["bolt"],
+                "baselines": ["gp-ucb"], "measure": {"curve": "simple", "at": "final"},
+                "relation": "not_worse", "reason": "r",
+            },
+        ],
+    }
+    for path, value in edits.items():
+        target = spec
+        *head, last = path.split(".")
+        for key in head:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target[last] = value
+    path = config / "reproduction.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def fake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the spec (config/) and the two fake campaigns (results/), built once."""
+    tmp_path = tmp_path_factory.mktemp("reproduction")
+    _table_campaign(tmp_path / "results")
+    _claim_campaign(tmp_path / "results")
+    _spec(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def built(fake: Path):
+    """The report of the fake campaigns, built once for the tests that read it."""
+    return build_report(fake / "config" / "reproduction.yaml", fake / "results")
+
+
+def test_cells_ranks_and_ratios(built) -> None:
+    table = built.tables["bolt-metronome"].comparison.set_index(["benchmark", "algorithm"])
+    # Shekel: paper BOLT 2.51 < GP-UCB 2.57 < R-GP-UCB 2.58; tvbo 2.0 < 2.5 < 3.0 (gp, r, bolt)
+    assert table.loc[("shekel", "bolt"), "paper_rank"] == 1
+    assert table.loc[("shekel", "bolt"), "tvbo_rank"] == 3
+    assert table.loc[("shekel", "gp-ucb"), "tvbo_rank"] == 1
+    assert table.loc[("shekel", "bolt"), "ratio"] == pytest.approx(3.0 / 2.51)
+    assert table.loc[("eggholder", "gp-ucb"), "ratio"] == pytest.approx(500.0 / 517.0)
+    assert table.loc[("shekel", "bolt"), "tvbo_se"] == pytest.approx(0.03 / math.sqrt(3))
+    assert "| SHEKEL (4) (`shekel`) | bolt | 2.51 ± 0.02 | 3.00 ± 0.02 (n = 3) | 1.20 | " \
+           "**1 → 3** | 30.0 ± 0.2 (rank 3) |" in built.text
+
+
+def test_pairwise_agreement_counts(built) -> None:
+    counts = built.tables["bolt-metronome"].counts
+    # Shekel: (gp, r) agree; (gp, bolt), (r, bolt) disagree.
+    assert counts.loc["shekel"].to_dict() == {"agree": 1, "tie": 0, "disagree": 2, "orderings": 3}
+    # Eggholder: (gp, r), (gp, bolt) agree; (r, bolt): |310 - 300| = 10 <= 2 x 30/sqrt(3): tie
+    assert counts.loc["eggholder"].to_dict() == {"agree": 2, "tie": 1, "disagree": 0,
+                                                 "orderings": 3}
+    assert counts.loc["Overall"].to_dict() == {"agree": 3, "tie": 1, "disagree": 2,
+                                               "orderings": 6}
+    assert "| Overall | 3 | 1 | 2 | 6 |" in built.text
+
+
+def test_sensitivity_section_of_a_one_speed_campaign(built) -> None:
+    result = built.sensitivity["bolt-metronome"]
+    # one speed: a strict order "holds", the (r-gp-ucb, bolt) tie on Eggholder stays a tie
+    assert result["status"].value_counts().to_dict() == {"holds": 5, "tie": 1}
+    # the agreement with the paper at speed 1 is the table's: 3 agree, 1 tie, 2 disagree
+    assert "| 1 | 3 | 1 | 2 | 6 |" in built.text
+
+
+def test_explained_and_unexplained_differences(built) -> None:
+    result = built.tables["bolt-metronome"]
+    assert result.explained == [("shekel", "gp-ucb", "bolt")]
+    assert result.unexplained == [("shekel", "r-gp-ucb", "bolt")]
+    line = next(x for x in built.text.splitlines() if x.startswith("- r-gp-ucb vs bolt"))
+    assert line.endswith("**unexplained**")
+    assert "1. a test cause" in built.text
+    # the variant evidence: gp-ucb 2.00 ± 0.02 vs bolt 3.00 ± 0.02, ratio 1.50
+    assert "average regret gp-ucb 2.00 ± 0.02 (n = 3) vs bolt 3.00 ± 0.02 (n = 3); " \
+           "bolt / gp-ucb = 1.50" in built.text
+    assert "fit records absent in these runs" in built.text
+    assert "state (never_run): not yet run: campaign `never_run`" in built.text
+
+
+def test_missing_campaign_is_not_yet_run_with_its_command(built) -> None:
+    assert built.tables["bolt-icml"].comparison is None
+    assert ("not yet run: campaign `never_run` (" in built.text
+            and "--configfile config/missing.yaml --replace-workflow-config --config "
+                "cost_table=icml" in built.text)
+    assert built.claims["never run"] == "not yet run"
+
+
+def test_claim_verdict_from_runs(built) -> None:
+    # bolt: average regret 0.1 + 0.01 seed -> mean 0.11, se 0.01/sqrt(3); gp-ucb mean 1.01: win
+    assert built.claims["bolt beats gp-ucb"] == "reproduced"
+    assert "| shekel | bolt | 0.110 ± 0.006 | 3 | step 12 |" in built.text
+    assert "| shekel | gp-ucb | 1.01 ± 0.01 | 3 | step 12 |" in built.text
+
+
+def test_claim_on_a_smaller_grid_names_the_absent_benchmarks(fake: Path) -> None:
+    import dataclasses
+
+    import xarray as xr
+
+    spec = load_spec(fake / "config" / "reproduction.yaml")
+    claim = dataclasses.replace(spec.claims[0], benchmarks=("shekel", "eggholder"),
+                                relation="not_worse")
+    ds = xr.load_dataset(fake / "results" / "claims_fake" / "campaign.nc")
+    values, comparisons, result = claim_result(ds, claim)
+    assert result == "reproduced (absent: eggholder)"
+    assert list(comparisons["outcome"]) == ["win"]
+    with pytest.raises(LookupError, match="r-gp-ucb absent"):
+        claim_result(ds, dataclasses.replace(claim, baselines=("r-gp-ucb",)))
+
+
+def test_spec_curves_are_the_paper_figures_curves() -> None:
+    from tvbo.analysis.paper_figures import CURVES
+    from tvbo.analysis.reproduction_spec import CURVE_NAMES
+
+    assert CURVE_NAMES == tuple(CURVES)
+
+
+def test_verdict_rule() -> None:
+    assert verdict(3, 3) == "reproduced"
+    assert verdict(1, 3) == "partly"
+    assert verdict(0, 3) == "not reproduced"
+    with pytest.raises(ValueError, match="at least one comparison"):
+        verdict(0, 0)
+
+
+def test_ordering_tie_rule() -> None:
+    assert ordering(1.0, 0.1, 1.2, 0.1) == 0  # |0.2| <= 0.2: intervals touch -> tie
+    assert ordering(1.0, 0.1, 1.25, 0.1) == -1
+    assert ordering(2.0, math.nan, 1.0, math.nan) == 1  # no s.e.: only equal means tie
+
+
+def test_speed_sensitivity_flips_holds_ties() -> None:
+    rows = []
+    for speed, gp, bolt, r in ((0.7, 2.0, 3.0, 3.0), (1.0, 2.0, 3.0, 2.5), (1.3, 3.0, 2.0, 2.0)):
+        for algorithm, mean in (("gp-ucb", gp), ("bolt", bolt), ("r-gp-ucb", r), ("w-dbo", 9.0)):
+            rows.append({"benchmark": "shekel", "speed": speed, "algorithm": algorithm,
+                         "mean": mean, "se": 0.01, "n": 3})
+    result = speed_sensitivity(pd.DataFrame(rows)).set_index(["a", "b"])
+    assert result.loc[("gp-ucb", "bolt"), "status"] == "flips"  # -1, -1, +1
+    assert result.loc[("gp-ucb", "r-gp-ucb"), "status"] == "flips"  # -1, -1, +1
+    assert result.loc[("bolt", "r-gp-ucb"), "status"] == "tie"  # 0, +1, 0
+    assert result.loc[("gp-ucb", "w-dbo"), "status"] == "holds"  # -1 at every speed
+    assert result.loc[("gp-ucb", "bolt"), "speed 1.3"] == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragments"),
+    [
+        ({"explanations.0.algorithms": ["gp-ucb", "nope"]},
+         ["explanations[0].algorithms", "'nope'", "valid algorithms:", "gp-ucb"]),
+        ({"explanations.0.benchmarks": ["rastrigin-x"]},
+         ["explanations[0].benchmarks", "'rastrigin-x'", "valid benchmarks:", "shekel"]),
+        ({"explanations.0.evidence": [{"kind": "vibes", "campaign": "bolt_fake"}]},
+         ["explanations[0].evidence[0].kind", "'vibes'", "variant, fit_health, metric, state"]),
+        ({"explanations.0.evidence": [{"kind": "metric", "campaign": "elsewhere"}]},
+         ["'elsewhere'", "valid campaigns: bolt_fake, claims_fake, missing"]),
+        ({"claims.0.relation": "much better"}, ["claims[0].relation", "better, not_worse"]),
+        ({"tables.0.paper": "bolt-2025"}, ["tables[0].paper", "bolt-metronome, bolt-icml, wdbo"]),
+    ],
+)
+def test_bad_spec_lists_valid_names(tmp_path: Path, edit, fragments) -> None:
+    with pytest.raises(ValueError) as err:
+        load_spec(_spec(tmp_path, **edit))
+    message = str(err.value)
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_cli_writes_report_and_rejects_unknown_stand_in(tmp_path: Path, capsys) -> None:
+    results = tmp_path / "results"
+    campaign = _table_campaign(results)
+    spec = _spec(tmp_path)
+    out = tmp_path / "docs" / "reproduction.md"
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--spec", str(spec), "--results", str(results), "--out", str(out),
+              "--campaign", f"nope={campaign}"])
+    assert exit_.value.code == 2 and not out.exists()
+    assert "valid keys: bolt_fake, claims_fake, missing" in capsys.readouterr().err
+    assert main(["reproduce", "--spec", str(spec), "--results", str(tmp_path / "none"),
+                 "--out", str(out), "--campaign", f"bolt_fake={campaign}"]) == 0
+    text = out.read_text()
+    assert "**Stand-in campaigns.**" in text and "stands in for `bolt_fake`" in text
+    assert "| Overall | 3 | 1 | 2 | 6 |" in text
+
+
+def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
+    spec = load_spec(REPO / "config" / "reproduction.yaml")
+    assert [t.paper for t in spec.tables] == ["bolt-metronome", "bolt-icml", "wdbo"]
+    sensitivity = spec.campaigns[spec.sensitivity[0].campaign].merged
+    assert sensitivity["speeds"] == [0.7, 1.0, 1.3]
+    assert sensitivity["profile"] == "botorch-i9-laptop"
+    # bolt_paper at three speeds, nothing else changed; and a valid workflow config
+    bolt = yaml.safe_load((REPO / "config" / "bolt_paper.yaml").read_text())
+    assert {k: v for k, v in sensitivity.items() if k not in ("campaign", "speeds")} == {
+        k: v for k, v in bolt.items() if k not in ("campaign", "speeds")
+    }
+    from tests.test_workflow import validate_config
+
+    assert validate_config(dict(sensitivity))["speeds"] == [0.7, 1.0, 1.3]
+    # every composed campaign is a valid workflow config too
+    for campaign in spec.campaigns.values():
+        validate_config(dict(campaign.merged))
+    if not SEEDS_DIR.is_dir():
+        pytest.skip("the seed papers' texts are not on this machine")
+    for claim in spec.claims:
+        text = " ".join((SEEDS_DIR / claim.source).read_text(encoding="utf-8").split())
+        assert claim.quote in text, claim.id
+
+
+def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
+    from tests.test_workflow import load_test_config, snakemake
+
+    proc = snakemake(tmp_path, load_test_config(), "-n", "--cores", "1", "reproduction")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"^reproduction\s+1$", proc.stdout, flags=re.M), proc.stdout[-3000:]
+
+
+def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
+    from tvbo.analysis.reproduction import Campaigns
+    from tvbo.analysis.reproduction_evidence import evaluate_evidence
+    from tvbo.analysis.reproduction_spec import Evidence
+
+    results = tmp_path / "results"
+    path = _table_campaign(results)
+    import xarray as xr
+
+    ds = xr.load_dataset(path)
+    nan = math.nan
+    # bolt on shekel (horizon 60 s), seeds 0..2, four fits each (seed 1 made only two)
+    lengthscale = [[1, 2, 3, 100], [1, 2, nan, nan], [70, 80, 90, 50]]  # finals 100, 2, 50
+    upper = [[0, 0, 0, 1], [0, 0, nan, nan], [1, 1, 1, 0]]
+    lower = [[1, 0, 0, 0], [0, 0, nan, nan], [0, 0, 0, 0]]
+    dims = ("benchmark", "algorithm", "seed", "speed", "fit")
+    shape = (ds.sizes["benchmark"], ds.sizes["algorithm"], 3, 1, 4)
+    for name, values in (("fit_lengthscale_time", lengthscale),
+                         ("fit_lengthscale_time_at_upper", upper),
+                         ("fit_noise_var_at_lower", lower)):
+        data = np.full(shape, nan)
+        b = list(ds["benchmark"].values).index("shekel")
+        a = list(ds["algorithm"].values).index("bolt")
+        data[b, a, :, 0, :] = values
+        ds[name] = (dims, data)
+    ds.to_netcdf(path)
+    campaigns = Campaigns(load_spec(_spec(tmp_path)), results)
+    lines = evaluate_evidence(Evidence("fit_health", "bolt_fake", {}), campaigns,
+                              ["shekel"], ["bolt"])
+    # fits with a value: 4 + 2 + 4 = 10; at a bound: seed 0 fits 0 and 3, seed 2 fits 0-2 -> 5
+    assert lines == [
+        "fit_health (bolt_fake): bolt: 5 of 10 fits (50 %) with a hyperparameter at a bound "
+        "(lengthscale_time_at_upper: 4, noise_var_at_lower: 1) 1 of 3 runs end with l_T > "
+        "horizon (60 s)"
+    ]
+
+
+@pytest.mark.slow
+def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
+    """The tiny CI campaign, then the report: its campaigns are none of the spec's, so every
+    table and claim is 'not yet run' with its command; the report names the campaigns."""
+    from tests.test_workflow import _tvbo_on_path, load_test_config, snakemake
+
+    _tvbo_on_path(tmp_path)
+    proc = snakemake(tmp_path, load_test_config(), "--cores", "2", "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    text = (tmp_path / "docs" / "reproduction.md").read_text()
+    assert text.startswith("# Reproduction report")
+    assert "Campaign not yet run: campaign `bolt_paper` (results/bolt_paper/campaign.nc)" in text
+    assert text.count("Verdict: **not yet run**") == 6
+
+
+def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> None:
+    path = _spec(tmp_path)
+    config = tmp_path / "config" / "bolt_fake.yaml"
+    grid = yaml.safe_load(config.read_text())
+    # [B] has no bolt-icml: that alias is for another paper
+    grid["paper_aliases"] = {"w-dbo": "w-dbo-reference", "bolt-icml": "bolt"}
+    config.write_text(yaml.safe_dump(grid))
+    spec = load_spec(path)
+    assert spec.tables[0].aliases == {"w-dbo": "w-dbo-reference"}

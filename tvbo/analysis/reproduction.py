@@ -1,0 +1,653 @@
+"""The reproduction report: every published table and seed-paper claim against tvbo's run files.
+
+A TVBO researcher must be able to trust a comparison, so a reader must see why each cell is what
+it is, and no number in the report is typed by hand: :func:`build_report` reads the campaigns
+named in the spec (:mod:`tvbo.analysis.reproduction_spec`, ``config/reproduction.yaml``) from
+``<results>/<campaign>/campaign.nc`` and writes Markdown (``docs/reproduction.md``).
+
+Per published table (BOLT [B] Table 2, BOLT [A] Table 3, W-DBO Table 2) the cell-by-cell
+comparison is :func:`tvbo.analysis.compare.comparison_table` (reused, not redone): paper and tvbo
+average regret (mean ± s.e.), their ratio tvbo / paper and each algorithm's rank on both sides,
+plus tvbo's time-integrated regret (no paper number exists) and its number of queries. A
+campaign with several speeds is compared at speed 1 (the papers' hardware).
+
+**Pairwise orderings** (:func:`pairwise_orderings`): for every pair of algorithms of a benchmark,
+the paper's order is that of its printed means. tvbo's order is that of its means, except that
+the pair is a **tie** when the intervals mean ± 1 s.e. overlap (``|m_a - m_b| <= se_a + se_b``;
+the papers' own underline rule, :func:`tvbo.analysis.tables.best_and_overlapping`): tvbo's seeds
+cannot order such a pair. A pair *agrees* when both orders are the same, *disagrees* when they are
+opposite, and is a *tie* when tvbo ties (or the paper's printed means are equal). A benchmark's
+ranking *differs* when it has at least one disagreeing pair; each disagreeing pair is either
+covered by an explanation of the spec (its cause and computed evidence are printed) or listed as
+**unexplained**.
+
+**Sensitivity to the emulated hardware** (:func:`speed_sensitivity`): the paper configs price
+work with the ``botorch-i9-laptop`` profile, whose R(n) fit has ~32 % RMS error; a campaign run at
+speeds 0.7, 1 and 1.3 (every compute time divided by the speed) shows, per benchmark, which
+pairwise orderings hold at every speed (same strict order), which *flip* (a strict order reversed
+between two speeds) and which tie at some speed.
+
+**Claims** (:func:`claim_result`): each claim compares claimed algorithm(s) with baselines on the
+seed paper's own measure, computed by :mod:`tvbo.analysis.paper_figures` (average, cumulative or
+simple regret at the last step every run reached, or simple regret at a CPU-time budget). One
+comparison is a *win* when the claimed mean is lower and the intervals mean ± 1 s.e. do not
+overlap, a *tie* when they overlap, else a *loss*. With relation ``better`` a comparison succeeds
+on a win, with ``not_worse`` ("competitive") on a win or a tie. **Verdict**: *reproduced* when
+every comparison succeeds, *not reproduced* when none does, *partly* otherwise.
+
+Display: the number format and the algorithm display names come from
+:mod:`tvbo.analysis.tables` through :func:`~tvbo.analysis.reproduction_evidence.display_name` and
+:func:`~tvbo.analysis.reproduction_evidence.fmt`, the report's only call sites. Campaign loading and
+evidence live in :mod:`tvbo.analysis.reproduction_evidence`, the spec in
+:mod:`tvbo.analysis.reproduction_spec`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from tvbo.analysis import tables as _tables
+from tvbo.analysis.compare import METRIC, comparison_table
+from tvbo.analysis.metrics import OVERALL_LABEL
+from tvbo.analysis.paper_figures import CURVES, boke_curves, step_curves
+from tvbo.analysis.published import PAPERS, paper_table
+from tvbo.analysis.reproduction_evidence import (
+    QUERIES,
+    TIME_METRIC,
+    Campaigns,
+    at_reference_speed,
+    campaign_facts,
+    cell_stat,
+    display_name,
+    evaluate_evidence,
+    fmt,
+    metric_summary,
+    select_runs,
+)
+from tvbo.analysis.reproduction_spec import (
+    Claim,
+    Explanation,
+    Spec,
+    load_spec,
+)
+
+__all__ = [
+    "DEFAULT_SPEC",
+    "VERDICTS",
+    "Campaigns",
+    "build_report",
+    "claim_result",
+    "display_name",
+    "fmt",
+    "ordering",
+    "pairwise_orderings",
+    "speed_sensitivity",
+    "verdict",
+    "write_report",
+]
+
+DEFAULT_SPEC = "config/reproduction.yaml"
+VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
+
+
+def _md(cells: Iterable[object]) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    return [_md(headers), "|" + "---|" * len(headers), *(_md(r) for r in rows)]
+
+
+# -- orderings -------------------------------------------------------------------------------------
+def ordering(mean_a: float, se_a: float, mean_b: float, se_b: float) -> int:
+    """-1 when a is lower (better), +1 when b is, 0 for a tie (intervals mean ± 1 s.e. overlap).
+
+    A missing s.e. (one seed) counts as 0, so only equal means tie.
+    """
+    se_a = 0.0 if not math.isfinite(se_a) else se_a
+    se_b = 0.0 if not math.isfinite(se_b) else se_b
+    if abs(mean_a - mean_b) <= se_a + se_b:
+        return 0
+    return -1 if mean_a < mean_b else 1
+
+
+def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Every pair of algorithms per benchmark of a comparison table, paper vs tvbo order.
+
+    Columns: benchmark, a, b (paper order of the rows), paper (-1/0/+1: sign of paper_a -
+    paper_b), tvbo (:func:`ordering` of tvbo's means and s.e.), status (agree / tie / disagree).
+    The Overall rows are left out (they are no benchmark).
+    """
+    body = comparison[comparison["benchmark"] != OVERALL_LABEL]
+    records = []
+    for benchmark, group in body.groupby("benchmark", sort=False):
+        rows = list(group.itertuples(index=False))
+        for ra, rb in itertools.combinations(rows, 2):
+            paper = int(np.sign(ra.paper_mean - rb.paper_mean))
+            tvbo = ordering(ra.tvbo_mean, ra.tvbo_se, rb.tvbo_mean, rb.tvbo_se)
+            if paper == 0 or tvbo == 0:
+                status = "tie"
+            else:
+                status = "agree" if paper == tvbo else "disagree"
+            records.append(
+                {"benchmark": benchmark, "a": ra.algorithm, "b": rb.algorithm, "paper": paper,
+                 "tvbo": tvbo, "status": status}
+            )
+    return pd.DataFrame.from_records(
+        records, columns=["benchmark", "a", "b", "paper", "tvbo", "status"]
+    )
+
+
+def agreement_counts(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per benchmark and overall (last row, ``Overall``): agree, tie, disagree, orderings."""
+    counts = (
+        pairs.groupby("benchmark", sort=False)["status"].value_counts().unstack(fill_value=0)
+        if not pairs.empty
+        else pd.DataFrame()
+    )
+    counts = counts.reindex(columns=["agree", "tie", "disagree"], fill_value=0)
+    counts["orderings"] = counts.sum(axis=1)
+    counts.loc[OVERALL_LABEL] = counts.sum(axis=0)
+    return counts.astype(int)
+
+
+def _order_text(a: str, b: str, sign: int) -> str:
+    if sign == 0:
+        return f"{display_name(a)} ≈ {display_name(b)}"
+    lo, hi = (a, b) if sign < 0 else (b, a)
+    return f"{display_name(lo)} < {display_name(hi)}"
+
+
+# -- the table sections --------------------------------------------------------------------------
+def _paper_benchmarks(paper: str) -> set[str]:
+    return {str(b) for b in paper_table(paper)["benchmark"] if str(b)}
+
+
+def _extra_columns(ds: xr.Dataset) -> dict[str, pd.DataFrame]:
+    return {m: metric_summary(ds, m) for m in (TIME_METRIC, QUERIES)}
+
+
+def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> list[list[str]]:
+    ranks_tir = {}
+    tir = extra[TIME_METRIC]
+    shared = tir[tir["algorithm"].isin(set(comparison["algorithm"]))].copy()
+    shared["rank"] = shared.groupby("benchmark")["mean"].rank(method="min")
+    for r in shared.itertuples(index=False):
+        ranks_tir[(r.benchmark, r.algorithm)] = int(r.rank)
+    rows = []
+    for r in comparison.itertuples(index=False):
+        overall = r.benchmark == OVERALL_LABEL
+        paper = r.printed if isinstance(r.printed, str) and r.printed else fmt(r.paper_mean,
+                                                                                r.paper_se)
+        ranks = ("n/a" if pd.isna(r.paper_rank) or pd.isna(r.tvbo_rank)
+                 else f"{int(r.paper_rank)} → {int(r.tvbo_rank)}")
+        if not pd.isna(r.rank_change) and r.rank_change != 0:
+            ranks = f"**{ranks}**"
+        if overall:
+            tir_text = queries = ""
+        else:
+            m, s, _ = cell_stat(tir, r.benchmark, r.algorithm)
+            rank = ranks_tir.get((r.benchmark, r.algorithm))
+            tir_text = fmt(m, s) + (f" (rank {rank})" if rank else "")
+            qm, qs, _ = cell_stat(extra[QUERIES], r.benchmark, r.algorithm)
+            queries = fmt(qm, qs)
+        ratio = f"{r.ratio:.2f}" if math.isfinite(r.ratio) else "n/a"
+        rows.append([
+            r.paper_benchmark if overall else f"{r.paper_benchmark} (`{r.benchmark}`)",
+            display_name(r.algorithm), paper,
+            fmt(r.tvbo_mean, r.tvbo_se) + ("" if pd.isna(r.tvbo_n) else f" (n = {int(r.tvbo_n)})"),
+            ratio, ranks, tir_text, queries,
+        ])
+    return rows
+
+
+CELL_HEADERS = (
+    "benchmark", "algorithm", "paper: average regret", "tvbo: average regret", "tvbo / paper",
+    "rank paper → tvbo", "tvbo: time-integrated regret", "tvbo: queries",
+)
+
+
+@dataclass
+class TableResult:
+    """The numbers of one table section (also what the tests check)."""
+
+    paper: str
+    comparison: pd.DataFrame | None
+    pairs: pd.DataFrame | None
+    counts: pd.DataFrame | None
+    unexplained: list[tuple[str, str, str]]
+    explained: list[tuple[str, str, str]]
+
+
+def table_section(
+    table_spec, spec: Spec, campaigns: Campaigns
+) -> tuple[list[str], TableResult]:
+    """Markdown lines and numbers of one published table against its campaign."""
+    paper = PAPERS[table_spec.paper]
+    lines = [f"## {paper.citation}, {paper.table}", ""]
+    source = campaigns.sources[table_spec.campaign]
+    ds = source.dataset
+    result = TableResult(table_spec.paper, None, None, None, [], [])
+    if ds is None:
+        lines += [f"Campaign {campaigns.not_yet_run(table_spec.campaign)}.", ""]
+        return lines, result
+    ds = at_reference_speed(ds)
+    comparison = comparison_table(metric_summary(ds, METRIC), table_spec.paper,
+                                  table_spec.aliases or None)
+    pairs = pairwise_orderings(comparison)
+    counts = agreement_counts(pairs)
+    result.comparison, result.pairs, result.counts = comparison, pairs, counts
+    compared = set(comparison["benchmark"])
+    lacking = [
+        str(b) for b in ds["benchmark"].values
+        if str(b) not in compared and str(b) in _paper_benchmarks(table_spec.paper)
+    ]
+    lines += [
+        f"Campaign `{source.spec.name}` ({source.path}). {paper.note}.", "",
+        *([f"No tvbo value (no run with a query after the warm-up) for: {', '.join(lacking)}.",
+           ""] if lacking else []),
+        *_table(CELL_HEADERS, _cell_rows(comparison, _extra_columns(ds))), "",
+        "Pairwise orderings per benchmark (a tie: tvbo's intervals mean ± 1 s.e. overlap):", "",
+        *_table(
+            ("benchmark", "agree", "tie", "disagree", "orderings"),
+            [[b, *map(str, row)] for b, row in zip(
+                counts.index, counts[["agree", "tie", "disagree", "orderings"]].to_numpy(),
+                strict=True)],
+        ),
+        "",
+    ]
+    lines += _difference_lines(table_spec.paper, comparison, pairs, spec, campaigns, result)
+    return lines, result
+
+
+def _difference_lines(
+    paper: str, comparison: pd.DataFrame, pairs: pd.DataFrame, spec: Spec,
+    campaigns: Campaigns, result: TableResult,
+) -> list[str]:
+    lines = ["### Ranking differences and their explanations", ""]
+    disagree = pairs[pairs["status"] == "disagree"]
+    if disagree.empty:
+        return lines + ["No pairwise ordering disagrees with the paper.", ""]
+    body = comparison[comparison["benchmark"] != OVERALL_LABEL].set_index(
+        ["benchmark", "algorithm"])
+    entries = [e for e in spec.explanations if e.table == paper]
+    for benchmark, group in disagree.groupby("benchmark", sort=False):
+        label = body.loc[benchmark].iloc[0]["paper_benchmark"]
+        lines.append(f"**{label}** (`{benchmark}`)")
+        lines.append("")
+        used: list[Explanation] = []
+        involved: dict[int, list[str]] = {}  # per used entry: the algorithms of its pairs
+        for r in group.itertuples(index=False):
+            a_row, b_row = body.loc[(benchmark, r.a)], body.loc[(benchmark, r.b)]
+            text = (
+                f"{display_name(r.a)} vs {display_name(r.b)}: paper "
+                f"{fmt(a_row.paper_mean, a_row.paper_se)} vs "
+                f"{fmt(b_row.paper_mean, b_row.paper_se)} ({_order_text(r.a, r.b, r.paper)}), "
+                f"tvbo {fmt(a_row.tvbo_mean, a_row.tvbo_se)} vs "
+                f"{fmt(b_row.tvbo_mean, b_row.tvbo_se)} ({_order_text(r.a, r.b, r.tvbo)})"
+            )
+            covering = [e for e in entries if e.covers(paper, benchmark, r.a, r.b)]
+            if covering:
+                result.explained.append((benchmark, r.a, r.b))
+                for e in covering:
+                    if e not in used:
+                        used.append(e)
+                    names = involved.setdefault(used.index(e), [])
+                    names += [x for x in (r.a, r.b) if x not in names]
+                refs = ", ".join(str(used.index(e) + 1) for e in covering)
+                lines.append(f"- {text}: explained ({refs})")
+            else:
+                result.unexplained.append((benchmark, r.a, r.b))
+                lines.append(f"- {text}: **unexplained**")
+        lines.append("")
+        for i, entry in enumerate(used, start=1):
+            lines.append(f"{i}. {entry.cause}")
+            for ev in entry.evidence:  # by default about the algorithms of the explained pairs
+                for line in evaluate_evidence(ev, campaigns, [benchmark], involved[i - 1]):
+                    lines.append(f"   - {line}")
+        if used:
+            lines.append("")
+    return lines
+
+
+# -- sensitivity -----------------------------------------------------------------------------------
+def speed_sensitivity(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per benchmark and pair: the ordering at every speed and whether it holds, flips or ties.
+
+    ``summary`` is a long table with a ``speed`` column (:func:`tables.summary_table`). Columns:
+    benchmark, a, b, one ``speed <s>`` column per speed (-1/0/+1, :func:`ordering`), status:
+    *holds* (the same strict order at every speed), *flips* (strict orders of both signs) or
+    *tie* (a tie at some speed, no opposite strict orders).
+    """
+    if "speed" not in summary.columns:
+        raise ValueError("speed sensitivity needs a campaign with a speed column")
+    speeds = sorted(summary["speed"].unique())
+    records = []
+    for benchmark, group in summary.groupby("benchmark", sort=False):
+        algorithms = list(pd.unique(group["algorithm"]))
+        indexed = group.set_index(["speed", "algorithm"])
+        for a, b in itertools.combinations(algorithms, 2):
+            record: dict[str, object] = {"benchmark": benchmark, "a": a, "b": b}
+            signs = []
+            for s in speeds:
+                if (s, a) in indexed.index and (s, b) in indexed.index:
+                    ra, rb = indexed.loc[(s, a)], indexed.loc[(s, b)]
+                    sign = ordering(ra["mean"], ra["se"], rb["mean"], rb["se"])
+                else:
+                    sign = math.nan
+                record[f"speed {s:g}"] = sign
+                signs.append(sign)
+            strict = {x for x in signs if x in (-1, 1)}
+            if len(strict) == 2:
+                status = "flips"
+            elif len(strict) == 1 and all(x in (-1, 1) for x in signs):
+                status = "holds"
+            else:
+                status = "tie"
+            record["status"] = status
+            records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataFrame | None]:
+    """The speed-sensitivity section: per benchmark, orderings that hold / tie / flip across
+    speeds (the paper's benchmarks and algorithms only), and per speed the agreement with the
+    paper (:func:`pairwise_orderings` at that speed)."""
+    paper = PAPERS[sens.paper]
+    lines = [f"## Sensitivity to the emulated hardware: {paper.citation}, {paper.table}", ""]
+    ds = campaigns.get(sens.campaign)
+    if ds is None:
+        return lines + [f"Campaign {campaigns.not_yet_run(sens.campaign)}.", ""], None
+    published = paper_table(sens.paper)
+    summary = _tables.summary_table(ds, METRIC)
+    summary = summary[summary["algorithm"].isin(set(published["algorithm"]))
+                      & summary["benchmark"].isin(set(published["benchmark"]))]
+    if summary.empty:
+        return lines + ["The campaign shares no benchmark and algorithm with the paper.", ""], None
+    result = speed_sensitivity(summary)
+    speeds = sorted(summary["speed"].unique())
+    lines += [
+        f"Campaign `{campaigns.sources[sens.campaign].spec.name}`, speeds "
+        f"{', '.join(f'{s:g}' for s in speeds)} (every compute time of the profile divided by "
+        "the speed). An ordering *holds* when tvbo orders the pair the same way at every speed, "
+        "*flips* when it orders it both ways, *tie* when the intervals mean ± 1 s.e. overlap at "
+        "some speed.", "",
+    ]
+    rows = []
+    for benchmark, group in result.groupby("benchmark", sort=False):
+        c = group["status"].value_counts()
+        flips = group[group["status"] == "flips"]
+        listed = "; ".join(
+            f"{display_name(r.a)} vs {display_name(r.b)}" for r in flips.itertuples(index=False)
+        )
+        rows.append([benchmark, str(c.get("holds", 0)), str(c.get("tie", 0)),
+                     str(c.get("flips", 0)), str(len(group)), listed or "none"])
+    c = result["status"].value_counts()
+    rows.append([OVERALL_LABEL, str(c.get("holds", 0)), str(c.get("tie", 0)),
+                 str(c.get("flips", 0)), str(len(result)), ""])
+    lines += _table(("benchmark", "holds", "tie", "flips", "orderings", "flipped pairs"), rows)
+    agreement = []
+    for speed in speeds:
+        at_speed = summary[summary["speed"] == speed].drop(columns="speed")
+        counts = agreement_counts(pairwise_orderings(comparison_table(at_speed, sens.paper)))
+        total = counts.loc[OVERALL_LABEL]
+        agreement.append([f"{speed:g}", *(str(total[k]) for k in
+                                           ("agree", "tie", "disagree", "orderings"))])
+    lines += ["", "Pairwise orderings against the paper at each speed (all benchmarks):", "",
+              *_table(("speed", "agree", "tie", "disagree", "orderings"), agreement)]
+    return lines + [""], result
+
+
+# -- claims ----------------------------------------------------------------------------------------
+def verdict(successes: int, comparisons: int) -> str:
+    """reproduced (every comparison succeeds), not reproduced (none does), partly otherwise."""
+    if comparisons <= 0:
+        raise ValueError("a verdict needs at least one comparison")
+    if successes == comparisons:
+        return VERDICTS[0]
+    return VERDICTS[2] if successes == 0 else VERDICTS[1]
+
+
+def _claim_values(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, list[str]]:
+    """mean, se, n per (benchmark, algorithm) at the claim's measure point, plus ``where``;
+    and the claim's benchmarks absent from the campaign (a stand-in's smaller grid).
+
+    Raises LookupError when an algorithm, or every benchmark, is absent.
+    """
+    names = [*claim.algorithms, *claim.baselines]
+    sub, absent = select_runs(ds, list(claim.benchmarks), names)
+    missing = [b for b in claim.benchmarks if b in absent]
+    if len(absent) > len(missing) or len(missing) == len(claim.benchmarks):
+        raise LookupError(f"{', '.join(absent)} absent from the campaign's runs")
+    sub = at_reference_speed(sub)
+    records = []
+    if claim.at == "final":
+        curves = step_curves(sub, claim.curve)
+        for benchmark, group in curves.groupby("benchmark", sort=False):
+            # the last step that every run of every compared algorithm reached
+            complete = group[group["n"] == group.groupby("algorithm")["n"].transform("max")]
+            last = int(complete.groupby("algorithm")["step"].max().min())
+            for r in group[group["step"] == last].itertuples(index=False):
+                records.append({"benchmark": benchmark, "algorithm": r.algorithm, "mean": r.mean,
+                                "se": r.se, "n": int(r.n), "where": f"step {last}"})
+    else:
+        curves = boke_curves(sub)
+        for benchmark, group in curves.groupby("benchmark", sort=False):
+            totals = group.groupby("algorithm")["cpu_time_mean"].max()
+            budget = claim.cpu_time or float(totals.min())
+            for algorithm, series in group.groupby("algorithm", sort=False):
+                inside = series[series["cpu_time_mean"] <= budget * (1 + 1e-12)]
+                if inside.empty:
+                    records.append({"benchmark": benchmark, "algorithm": algorithm,
+                                    "mean": math.nan, "se": math.nan, "n": 0,
+                                    "where": f"CPU time {budget:.3g} s"})
+                    continue
+                r = inside.iloc[-1]
+                records.append({"benchmark": benchmark, "algorithm": algorithm, "mean": r["mean"],
+                                "se": r["se"], "n": int(r["n"]),
+                                "where": f"CPU time {budget:.3g} s (step {int(r['step'])})"})
+    return pd.DataFrame.from_records(records), missing
+
+
+def claim_result(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """(values, comparisons, verdict) of a claim on a campaign.
+
+    ``comparisons``: benchmark, algorithm, baseline, outcome (win / tie / loss, see the module
+    docstring), success (per the claim's relation). A claimed algorithm without a value at the
+    measure point (no step within a CPU budget) loses; a baseline without one loses to a claimed
+    algorithm that has one. Benchmarks absent from the campaign are left out and named in the
+    verdict ("reproduced (absent: ...)").
+    """
+    values, missing = _claim_values(ds, claim)
+    indexed = values.set_index(["benchmark", "algorithm"])
+    records = []
+    for benchmark in [b for b in claim.benchmarks if b not in missing]:
+        for algorithm in claim.algorithms:
+            for baseline in claim.baselines:
+                a, b = indexed.loc[(benchmark, algorithm)], indexed.loc[(benchmark, baseline)]
+                if not math.isfinite(a["mean"]):
+                    outcome = "loss"
+                elif not math.isfinite(b["mean"]):
+                    outcome = "win"
+                else:
+                    sign = ordering(a["mean"], a["se"], b["mean"], b["se"])
+                    outcome = {-1: "win", 0: "tie", 1: "loss"}[sign]
+                success = outcome == "win" or (claim.relation == "not_worse" and outcome == "tie")
+                records.append({"benchmark": benchmark, "algorithm": algorithm,
+                                "baseline": baseline, "outcome": outcome, "success": success})
+    comparisons = pd.DataFrame.from_records(records)
+    result = verdict(int(comparisons["success"].sum()), len(comparisons))
+    if missing:
+        result += f" (absent: {', '.join(missing)})"
+    return values, comparisons, result
+
+
+def claims_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], dict[str, str]]:
+    lines = [
+        "## The seed papers' headline claims", "",
+        "Each claim is quoted from the paper. A comparison is a *win* when the claimed "
+        "algorithm's mean is lower and the intervals mean ± 1 s.e. do not overlap, a *tie* when "
+        "they overlap, a *loss* otherwise; *better* claims need wins, *not worse* "
+        "(\"competitive\") claims wins or ties. Verdict: reproduced when every comparison "
+        "succeeds, not reproduced when none does, partly otherwise.", "",
+    ]
+    verdicts: dict[str, str] = {}
+    for claim in spec.claims:
+        measure = CURVES[claim.curve] + (
+            " at the last step every run reached" if claim.at == "final"
+            else " at a CPU-time budget" + (f" of {claim.cpu_time:g} s" if claim.cpu_time
+                                            else " (the smallest total CPU time of the "
+                                                 "compared algorithms)")
+        )
+        lines += [f"### {claim.paper}: {claim.id}", "", f"> {claim.quote}", "",
+                  f"Source: `{claim.source}`. Measure: {measure}; relation: "
+                  f"{claim.relation.replace('_', ' ')}.", ""]
+        values = comparisons = None
+        ds = campaigns.get(claim.campaign)
+        if ds is None:
+            verdicts[claim.id] = "not yet run"
+            lines += [
+                f"Verdict: **not yet run**. Campaign {campaigns.not_yet_run(claim.campaign)}.", ""
+            ]
+        else:
+            try:
+                values, comparisons, result = claim_result(ds, claim)
+            except LookupError as err:
+                values, comparisons, result = None, None, "not computable"
+                lines += [f"Verdict: **not computable**: {err}.", ""]
+            verdicts[claim.id] = result
+        if values is not None and comparisons is not None:
+            rows = [
+                [r.benchmark, display_name(r.algorithm), fmt(r.mean, r.se), str(r.n), r.where]
+                for r in values.itertuples(index=False)
+            ]
+            lines += _table(("benchmark", "algorithm", "tvbo (mean ± s.e.)", "runs", "at"), rows)
+            wins = comparisons.groupby("outcome").size().to_dict()
+            lines += [
+                "",
+                f"Comparisons: {int(comparisons['success'].sum())} of {len(comparisons)} succeed "
+                f"(win {wins.get('win', 0)}, tie {wins.get('tie', 0)}, loss "
+                f"{wins.get('loss', 0)}). Verdict: **{result}**.", "",
+            ]
+        lines += [f"Reason: {claim.reason}"]
+        for ev in claim.evidence:
+            for line in evaluate_evidence(ev, campaigns, list(claim.benchmarks),
+                                          [*claim.algorithms, *claim.baselines]):
+                lines.append(f"- {line}")
+        lines.append("")
+    return lines, verdicts
+
+
+# -- the report ------------------------------------------------------------------------------------
+@dataclass
+class Report:
+    text: str
+    tables: dict[str, TableResult]
+    sensitivity: dict[str, pd.DataFrame | None]
+    claims: dict[str, str]
+
+
+def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
+    lines = [
+        "# Reproduction report", "",
+        "<!-- generated by `tvbo reproduce` from the run files; do not edit by hand -->", "",
+        f"Generated by `tvbo reproduce` from the spec `{spec.path.name}` and the campaigns' run "
+        "files (`results/<campaign>/campaign.nc`); every number below is computed, none typed. "
+        "Regenerate with `snakemake reproduction` (after a campaign) or `tvbo reproduce`.", "",
+    ]
+    substituted = [s for s in campaigns.sources.values() if s.substituted]
+    if substituted:
+        lines += [
+            "> **Stand-in campaigns.** "
+            + "; ".join(f"`{s.path}` stands in for `{s.spec.name}`" for s in substituted)
+            + ". These are NOT the papers' campaigns (see seeds, horizon and grid below): the "
+            "numbers only show what the report computes, not whether tvbo reproduces the papers.",
+            "",
+        ]
+    rows = []
+    for key, source in campaigns.sources.items():
+        if source.dataset is None:
+            rows.append([key, "not yet run", f"`{campaigns.command(key)}`", *[""] * 7])
+            continue
+        facts = campaign_facts(source.dataset)
+        status = f"stand-in: `{source.path}`" if source.substituted else f"`{source.path}`"
+        rows.append([key, status, facts["benchmarks"], facts["algorithms"], facts["seeds"],
+                     facts["speeds"], facts["horizon [s]"], facts["profile"],
+                     facts["cost table"], facts["runs"]])
+    lines += ["## Campaigns", ""]
+    lines += _table(("campaign", "results", "benchmarks (or command)", "algorithms", "seeds",
+                     "speeds", "horizon [s]", "profile", "cost table", "runs"), rows)
+    lines += [
+        "", "## How to read this report", "",
+        "- Cells: average regret, mean ± s.e. over seeds (tvbo) and as printed (paper); tvbo / "
+        "paper is the ratio of the means; ranks are 1 = lowest mean among the algorithms both "
+        "sides have on that benchmark (paper → tvbo, bold when they differ). Time-integrated "
+        "regret has no paper number; its rank is tvbo's. Queries: the number of queries per run "
+        "(warm-up included). Overall: the papers' normalised regret recomputed on the shared grid.",
+        "- Pairwise orderings: for each pair of algorithms on a benchmark, the paper's order "
+        "(printed means) against tvbo's; tvbo's order is a *tie* when the intervals mean ± 1 "
+        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule). A pair *agrees*, "
+        "*disagrees* (opposite strict orders) or is a tie. Each disagreeing pair is explained "
+        "by an entry of the spec (cause and computed evidence) or listed as **unexplained**.",
+        "",
+    ]
+    return lines
+
+
+def build_report(
+    spec: Spec | str | Path = DEFAULT_SPEC,
+    results: str | Path = "results",
+    substitutes: Mapping[str, str | Path] | None = None,
+) -> Report:
+    """The whole report (Markdown) and its numbers; validates the spec before reading results."""
+    if not isinstance(spec, Spec):
+        spec = load_spec(spec)
+    campaigns = Campaigns(spec, results, substitutes, root=spec.path.parent.parent)
+    lines = _header(spec, campaigns)
+    tables: dict[str, TableResult] = {}
+    summary = []
+    for table_spec in spec.tables:
+        section, result = table_section(table_spec, spec, campaigns)
+        tables[table_spec.paper] = result
+        lines += section
+        name = f"{PAPERS[table_spec.paper].citation}, {PAPERS[table_spec.paper].table}"
+        if result.pairs is not None:
+            summary.append(
+                f"{name}: {len(result.pairs)} orderings, "
+                f"{len(result.explained) + len(result.unexplained)} disagree, "
+                f"{len(result.unexplained)} unexplained"
+            )
+        else:
+            summary.append(f"{name}: not yet run")
+    sensitivity: dict[str, pd.DataFrame | None] = {}
+    for sens in spec.sensitivity:
+        section, result = sensitivity_section(sens, campaigns)
+        sensitivity[sens.paper] = result
+        lines += section
+    claim_lines, verdicts = claims_section(spec, campaigns) if spec.claims else ([], {})
+    lines += claim_lines
+    head_end = lines.index("## Campaigns")
+    lines[head_end:head_end] = ["Summary: " + "; ".join(summary) + ".", ""] if summary else []
+    return Report("\n".join(lines).rstrip() + "\n", tables, sensitivity, verdicts)
+
+
+def write_report(
+    out: str | Path,
+    spec: Spec | str | Path = DEFAULT_SPEC,
+    results: str | Path = "results",
+    substitutes: Mapping[str, str | Path] | None = None,
+) -> Path:
+    """Build the report and write it to ``out`` (nothing is written when building fails)."""
+    report = build_report(spec, results, substitutes)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report.text, encoding="utf-8")
+    return out

@@ -1,0 +1,410 @@
+"""The reproduction spec: which campaign reproduces which table or claim, and why cells differ.
+
+The spec is a YAML file (``config/reproduction.yaml``; not a workflow config) read by
+:func:`load_spec`, which validates every name *before* any campaign is read, so that a typo is one
+clear line naming the field, the value and the valid choices. Sections:
+
+``campaigns``
+    key -> ``{config: FILE | [FILE, ...], overrides: {key: value}, note: text}``. ``config`` is
+    resolved relative to the spec file; later files and then ``overrides`` win, as Snakemake's
+    ``--configfile A B --config k=v``. The campaign's results are ``<results>/<campaign>/
+    campaign.nc`` (``campaign`` from the merged config), and :attr:`CampaignSpec.command` is the
+    command that produces them.
+``tables``
+    ``[{paper: PAPER, campaign: KEY, aliases: {paper name: campaign name}}]``: a published table
+    (:data:`tvbo.analysis.published.PAPERS`) and the campaign that reproduces it; ``aliases``
+    defaults to the campaign config's ``paper_aliases`` (those naming the paper's algorithms).
+``sensitivity``
+    ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
+    orderings are checked at every speed.
+``explanations``
+    ``[{table, benchmarks, algorithms, cause, evidence: [...]}]``: why tvbo ranks some algorithms of
+    a published table differently, with evidence the generator computes from run files.
+``claims``
+    ``[{id, paper, source, quote, campaign, benchmarks, algorithms, baselines, measure, relation,
+    reason, evidence}]``: a seed paper's headline claim and how tvbo's runs test it.
+
+Evidence kinds (:data:`EVIDENCE_KINDS`): ``variant`` (two algorithms of one campaign side by side,
+e.g. the faithful ``w-dbo-reference`` vs ``w-dbo``), ``fit_health`` (fits at a bound, runs with
+l_T beyond the horizon, from the ``fit_*`` run-file variables), ``metric`` (average vs
+time-integrated regret and number of queries) and ``state`` (a ``state_*`` variable per algorithm).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tvbo.analysis.published import PAPERS, apply_aliases, paper_table
+
+EVIDENCE_KINDS: dict[str, tuple[str, ...]] = {
+    # kind -> required keys besides ``kind`` and ``campaign``
+    "variant": ("algorithm_a", "algorithm_b"),
+    "fit_health": (),
+    "metric": (),
+    "state": ("variable",),
+}
+#: optional keys of every evidence kind
+EVIDENCE_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "variant": ("metric", "benchmarks"),
+    "fit_health": ("algorithms", "benchmarks"),
+    "metric": ("algorithms", "benchmarks"),
+    "state": ("algorithms", "benchmarks", "summary"),
+}
+#: the curves of :data:`tvbo.analysis.paper_figures.CURVES` (repeated so that reading the spec,
+#: which the workflow does when it is parsed, does not import matplotlib; a test keeps them equal)
+CURVE_NAMES: tuple[str, ...] = ("average", "cumulative", "simple")
+STATE_SUMMARIES: tuple[str, ...] = ("mean", "final")
+VARIANT_METRICS: tuple[str, ...] = ("average_regret", "time_integrated_regret", "n_iterations")
+RELATIONS: tuple[str, ...] = ("better", "not_worse")
+MEASURE_AT: tuple[str, ...] = ("final", "cpu_time")
+SECTIONS: tuple[str, ...] = ("campaigns", "tables", "sensitivity", "explanations", "claims")
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """A campaign named in the spec: its config files, overrides and the merged config."""
+
+    key: str
+    configs: tuple[Path, ...]
+    overrides: dict[str, Any]
+    merged: dict[str, Any]
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        """The campaign's results folder name (``campaign`` of the merged config)."""
+        return str(self.merged["campaign"])
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return [str(b) for b in self.merged.get("benchmarks") or []]
+
+    @property
+    def algorithms(self) -> list[str]:
+        return [str(a) for a in self.merged.get("algorithms") or []]
+
+    def command(self, root: Path | None = None) -> str:
+        """The Snakemake command that runs this campaign (paths relative to ``root``)."""
+        files = []
+        for path in self.configs:
+            try:
+                files.append(str(path.resolve().relative_to((root or Path.cwd()).resolve())))
+            except ValueError:
+                files.append(str(path))
+        # --replace-workflow-config: the study's files replace config/config.yaml, not merge
+        parts = ["snakemake", "--cores", "N", "--configfile", *files, "--replace-workflow-config"]
+        if self.overrides:
+            parts.append("--config")
+            parts += [
+                f"{k}={yaml.safe_dump(v, default_flow_style=True, width=10**6).strip()}"
+                .removesuffix("\n...")
+                for k, v in self.overrides.items()
+            ]
+        return shlex.join(parts)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One evidence spec: a kind, the campaign it reads and the kind's parameters."""
+
+    kind: str
+    campaign: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    paper: str
+    campaign: str
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SensitivitySpec:
+    paper: str
+    campaign: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    table: str
+    benchmarks: tuple[str, ...]
+    algorithms: tuple[str, ...]
+    cause: str
+    evidence: tuple[Evidence, ...]
+    focus: tuple[str, ...] = ()
+
+    def covers(self, table: str, benchmark: str, a: str, b: str) -> bool:
+        """Whether this entry explains the ordering of ``a`` and ``b`` on ``benchmark``.
+
+        Both must be among ``algorithms``; with ``focus`` (a subset of them), one of the two must
+        be a focus algorithm (e.g. ABO against every other: ``focus: [abo]``).
+        """
+        return (
+            table == self.table
+            and benchmark in self.benchmarks
+            and a in self.algorithms
+            and b in self.algorithms
+            and (not self.focus or a in self.focus or b in self.focus)
+        )
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    paper: str
+    source: str
+    quote: str
+    campaign: str
+    benchmarks: tuple[str, ...]
+    algorithms: tuple[str, ...]
+    baselines: tuple[str, ...]
+    curve: str
+    at: str
+    cpu_time: float | None
+    relation: str
+    reason: str
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: Path
+    campaigns: dict[str, CampaignSpec]
+    tables: tuple[TableSpec, ...]
+    sensitivity: tuple[SensitivitySpec, ...]
+    explanations: tuple[Explanation, ...]
+    claims: tuple[Claim, ...]
+
+
+# -- validation helpers ---------------------------------------------------------------------------
+def _fail(where: str, message: str) -> ValueError:
+    return ValueError(f"reproduction spec: {where}: {message}")
+
+
+def _choice(where: str, value: Any, valid: Sequence[str], kind: str) -> str:
+    if value not in valid:
+        raise _fail(where, f"unknown {kind} {value!r}; valid {kind}s: {', '.join(map(str, valid))}")
+    return str(value)
+
+
+def _names(where: str, values: Any, valid: Sequence[str], kind: str) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, list) or not values:
+        raise _fail(where, f"expected a non-empty list of {kind}s, got {values!r}")
+    return tuple(_choice(where, v, valid, kind) for v in values)
+
+
+def _mapping(where: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(where, f"expected a mapping, got {value!r}")
+    return dict(value)
+
+
+def _keys(where: str, entry: Mapping[str, Any], required: Sequence[str], optional: Sequence[str]):
+    missing = [k for k in required if k not in entry]
+    if missing:
+        raise _fail(where, f"missing key(s) {missing}; required keys: {list(required)}")
+    unknown = [k for k in entry if k not in (*required, *optional)]
+    if unknown:
+        raise _fail(where, f"unknown key(s) {unknown}; valid keys: {[*required, *optional]}")
+
+
+def _text(where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, f"expected a non-empty text, got {value!r}")
+    return " ".join(value.split())
+
+
+# -- sections -------------------------------------------------------------------------------------
+def _campaign(key: str, entry: Any, base: Path) -> CampaignSpec:
+    where = f"campaigns.{key}"
+    entry = _mapping(where, entry)
+    _keys(where, entry, ("config",), ("overrides", "note"))
+    files = entry["config"] if isinstance(entry["config"], list) else [entry["config"]]
+    merged: dict[str, Any] = {}
+    paths = []
+    for name in files:
+        path = base / str(name)
+        if not path.is_file():
+            raise _fail(f"{where}.config", f"no such config file {str(path)!r}")
+        merged.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+        paths.append(path)
+    overrides = _mapping(f"{where}.overrides", entry.get("overrides") or {})
+    merged.update(overrides)
+    if "campaign" not in merged:
+        raise _fail(where, "the merged config names no 'campaign'")
+    return CampaignSpec(key, tuple(paths), overrides, merged, str(entry.get("note") or ""))
+
+
+def _paper_names(paper: str, aliases: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The tvbo benchmark and algorithm names of a published table (campaign names via aliases)."""
+    frame = apply_aliases(paper_table(paper), aliases or None, paper)
+    return list(pd_unique(frame["benchmark"])), list(pd_unique(frame["algorithm"]))
+
+
+def pd_unique(values: Any) -> list[str]:
+    return list(dict.fromkeys(str(v) for v in values if str(v)))
+
+
+def _evidence(where: str, entry: Any, campaigns: Mapping[str, CampaignSpec]) -> Evidence:
+    entry = _mapping(where, entry)
+    kind = _choice(f"{where}.kind", entry.get("kind"), list(EVIDENCE_KINDS), "evidence kind")
+    _keys(where, entry, ("kind", "campaign", *EVIDENCE_KINDS[kind]), EVIDENCE_OPTIONAL[kind])
+    campaign = _choice(f"{where}.campaign", entry["campaign"], list(campaigns), "campaign")
+    spec = campaigns[campaign]
+    params = {k: v for k, v in entry.items() if k not in ("kind", "campaign")}
+    for key in ("algorithm_a", "algorithm_b"):
+        if key in params:
+            params[key] = _choice(f"{where}.{key}", params[key], spec.algorithms, "algorithm")
+    if "algorithms" in params:
+        params["algorithms"] = list(
+            _names(f"{where}.algorithms", params["algorithms"], spec.algorithms, "algorithm")
+        )
+    if "benchmarks" in params:
+        params["benchmarks"] = list(
+            _names(f"{where}.benchmarks", params["benchmarks"], spec.benchmarks, "benchmark")
+        )
+    if "metric" in params:
+        _choice(f"{where}.metric", params["metric"], VARIANT_METRICS, "metric")
+    if "summary" in params:
+        _choice(f"{where}.summary", params["summary"], STATE_SUMMARIES, "summary")
+    if kind == "state" and not str(params["variable"]).startswith("state_"):
+        raise _fail(f"{where}.variable", f"expected a state_* run-file variable, got "
+                    f"{params['variable']!r}")
+    return Evidence(kind, campaign, params)
+
+
+def _evidence_list(where: str, value: Any, campaigns: Mapping[str, CampaignSpec]):
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _fail(where, f"expected a list of evidence specs, got {value!r}")
+    return tuple(_evidence(f"{where}[{i}]", e, campaigns) for i, e in enumerate(value))
+
+
+def _claim(where: str, entry: Any, campaigns: Mapping[str, CampaignSpec]) -> Claim:
+    entry = _mapping(where, entry)
+    _keys(
+        where, entry,
+        ("id", "paper", "source", "quote", "campaign", "benchmarks", "algorithms", "baselines",
+         "measure", "relation", "reason"),
+        ("evidence",),
+    )
+    campaign = _choice(f"{where}.campaign", entry["campaign"], list(campaigns), "campaign")
+    spec = campaigns[campaign]
+    measure = _mapping(f"{where}.measure", entry["measure"])
+    _keys(f"{where}.measure", measure, ("curve", "at"), ("cpu_time",))
+    curve = _choice(f"{where}.measure.curve", measure["curve"], CURVE_NAMES, "curve")
+    at = _choice(f"{where}.measure.at", measure["at"], MEASURE_AT, "measure point")
+    cpu_time = measure.get("cpu_time")
+    if cpu_time is not None and (at != "cpu_time" or not float(cpu_time) > 0):
+        raise _fail(f"{where}.measure.cpu_time", f"a positive number with at: cpu_time, got "
+                    f"{cpu_time!r} with at: {at}")
+    return Claim(
+        id=_text(f"{where}.id", entry["id"]),
+        paper=_text(f"{where}.paper", entry["paper"]),
+        source=_text(f"{where}.source", entry["source"]),
+        quote=_text(f"{where}.quote", entry["quote"]),
+        campaign=campaign,
+        benchmarks=_names(f"{where}.benchmarks", entry["benchmarks"], spec.benchmarks, "benchmark"),
+        algorithms=_names(f"{where}.algorithms", entry["algorithms"], spec.algorithms, "algorithm"),
+        baselines=_names(f"{where}.baselines", entry["baselines"], spec.algorithms, "algorithm"),
+        curve=curve,
+        at=at,
+        cpu_time=None if cpu_time is None else float(cpu_time),
+        relation=_choice(f"{where}.relation", entry["relation"], RELATIONS, "relation"),
+        reason=_text(f"{where}.reason", entry["reason"]),
+        evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+    )
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a reproduction spec; every error is one line naming field and choices."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"reproduction spec: no such file {str(path)!r}")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = _mapping("top level", raw)
+    unknown = [k for k in raw if k not in SECTIONS]
+    if unknown:
+        raise _fail("top level", f"unknown section(s) {unknown}; valid sections: {list(SECTIONS)}")
+    base = path.parent
+    campaigns = {
+        str(k): _campaign(str(k), v, base)
+        for k, v in _mapping("campaigns", raw.get("campaigns") or {}).items()
+    }
+    keys = list(campaigns)
+    tables = []
+    for i, entry in enumerate(raw.get("tables") or []):
+        where = f"tables[{i}]"
+        entry = _mapping(where, entry)
+        _keys(where, entry, ("paper", "campaign"), ("aliases",))
+        paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
+        campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
+        if "aliases" in entry:
+            aliases = {str(k): str(v) for k, v in (entry["aliases"] or {}).items()}
+        else:  # the campaign's own paper_aliases, as its `tvbo compare` uses them
+            names = set(paper_table(paper)["algorithm"])
+            aliases = {
+                str(k): str(v)
+                for k, v in (campaigns[campaign].merged.get("paper_aliases") or {}).items()
+                if k in names
+            }
+        try:
+            apply_aliases(paper_table(paper), aliases or None, paper)
+        except ValueError as err:
+            raise _fail(f"{where}.aliases", str(err)) from None
+        tables.append(TableSpec(paper, campaign, aliases))
+    table_keys = [t.paper for t in tables]
+    if len(set(table_keys)) != len(table_keys):
+        raise _fail("tables", f"a paper table is listed twice: {table_keys}")
+    sensitivity = []
+    for i, entry in enumerate(raw.get("sensitivity") or []):
+        where = f"sensitivity[{i}]"
+        entry = _mapping(where, entry)
+        _keys(where, entry, ("paper", "campaign"), ())
+        sensitivity.append(
+            SensitivitySpec(
+                _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table"),
+                _choice(f"{where}.campaign", entry["campaign"], keys, "campaign"),
+            )
+        )
+    explanations = []
+    by_table = {t.paper: t for t in tables}
+    for i, entry in enumerate(raw.get("explanations") or []):
+        where = f"explanations[{i}]"
+        entry = _mapping(where, entry)
+        _keys(where, entry, ("table", "benchmarks", "algorithms", "cause"),
+              ("evidence", "focus"))
+        table = _choice(f"{where}.table", entry["table"], table_keys, "table")
+        benchmarks, algorithms = _paper_names(table, by_table[table].aliases)
+        if entry["benchmarks"] == "all":
+            entry["benchmarks"] = benchmarks
+        if entry["algorithms"] == "all":
+            entry["algorithms"] = algorithms
+        chosen = _names(f"{where}.algorithms", entry["algorithms"], algorithms, "algorithm")
+        focus = entry.get("focus")
+        explanations.append(
+            Explanation(
+                table=table,
+                benchmarks=_names(f"{where}.benchmarks", entry["benchmarks"], benchmarks,
+                                  "benchmark"),
+                algorithms=chosen,
+                cause=_text(f"{where}.cause", entry["cause"]),
+                evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+                focus=() if focus is None else _names(f"{where}.focus", focus, chosen,
+                                                      "algorithm"),
+            )
+        )
+    claims = tuple(
+        _claim(f"claims[{i}]", entry, campaigns) for i, entry in enumerate(raw.get("claims") or [])
+    )
+    return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims)
