@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mirror import MIRROR_ROOT  # noqa: F401 - used below
+from tests.mirror import MIRROR_ROOT
 from tvbo.data.__main__ import main
 from tvbo.data.download import (
     DownloadError,
@@ -238,3 +238,156 @@ def test_cli_rejects_a_bad_timeout(tmp_path, capsys, timeout):
     (line,) = capsys.readouterr().err.splitlines()
     assert "--timeout" in line and timeout in line
     assert list(tmp_path.iterdir()) == []
+
+
+# -- prepare commands -----------------------------------------------------------------------------
+INTEL_MIRROR = MIRROR_ROOT / "intel" / "data_2004-03-04_to_08.txt.gz"
+LOCS_MIRROR = MIRROR_ROOT / "intel" / "mote_locs.txt"
+OZONE_MIRROR = MIRROR_ROOT / "ozone" / "daily_44201_2006_nys_subset.zip"
+needs_mirror = pytest.mark.skipif(not INTEL_MIRROR.is_file(), reason="offline data mirror absent")
+LOCS = "".join(f"{m} {m * 1.5} {40 - m}\n" for m in range(1, 55)).encode()
+EPA_CSV = (
+    ",".join(f'"{c}"' for c in (
+        "State Code", "County Code", "Site Num", "Parameter Code", "POC", "Latitude",
+        "Longitude", "Datum", "Parameter Name", "Sample Duration", "Pollutant Standard",
+        "Date Local", "Units of Measure", "Event Type", "Observation Count",
+        "Observation Percent", "Arithmetic Mean", "1st Max Value", "1st Max Hour", "AQI",
+        "Method Code", "Method Name", "Local Site Name", "Address", "State Name", "County Name",
+        "City Name", "CBSA Name", "Date of Last Change",
+    )) + "\n"
+    + "".join(
+        f'"36","061","{s:04d}","44201",1,40.{s},-73.{d},"WGS84","Ozone","8-HR RUN AVG BEGIN HOUR",'
+        f'"Ozone 8-hour 2015","2006-01-{d:02d}","Parts per million","None",17,100.0,0.0{d},'
+        f'0.0{s % 10}{d % 10},10,30,"087","Method","Site {s}","Addr","New York","New York",'
+        f'"New York","X","2020-01-01"\n'
+        for s in range(1, 40) for d in range(1, 29)
+    )
+).encode()  # fmt: skip
+
+
+def _run(capsys, *args: str) -> str:
+    """Run ``tvbo data ARGS``; assert exit status 2 and ONE stderr line; return that line."""
+    assert main(list(args)) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tvbo data: error: "), err
+    return lines[0]
+
+
+def _intel(tmp_path: Path, data: Path, locs: Path) -> list[str]:
+    out = tmp_path / "out" / "intel_2004-03-06.nc"
+    return ["prepare-intel", "--data", str(data), "--locs", str(locs), "--dates", "2004-03-06",
+            "--out", str(out)]  # fmt: skip
+
+
+def _ozone(tmp_path: Path, *inputs: Path) -> list[str]:
+    out = tmp_path / "out" / "ozone.nc"
+    return ["prepare-ozone", "--inputs", *map(str, inputs), "--years", "2006", "--cbsa", "None",
+            "--out", str(out)]  # fmt: skip
+
+
+def _nothing_written(tmp_path: Path) -> None:
+    assert not (tmp_path / "out").exists()
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_prepare_intel_truncated_gzip(tmp_path, capsys):
+    data = _write(tmp_path / "data.txt.gz", GZ[: len(GZ) // 2])
+    locs = _write(tmp_path / "mote_locs.txt", LOCS)
+    line = _run(capsys, *_intel(tmp_path, data, locs))
+    assert str(data) in line and "truncated gzip" in line and "download it again" in line
+    _nothing_written(tmp_path)
+
+
+@needs_mirror
+def test_prepare_intel_truncated_copy_of_the_mirror_file(tmp_path, capsys):
+    raw = INTEL_MIRROR.read_bytes()
+    data = _write(tmp_path / "data.txt.gz", raw[: len(raw) * 2 // 3])
+    line = _run(capsys, *_intel(tmp_path, data, LOCS_MIRROR))
+    assert str(data) in line and "truncated gzip" in line and "EOFError" in line
+    _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", "empty file (no lines)"),
+        (gzip.compress(b""), "empty file (no lines)"),
+        (b"not an intel line\nnor this\n", "none of its 2 lines is an Intel reading"),
+    ],
+    ids=["zero-bytes", "empty-gzip", "not-intel"],
+)
+def test_prepare_intel_empty_or_foreign_data(tmp_path, capsys, content, words):
+    data = _write(tmp_path / "data.txt.gz", content)
+    locs = _write(tmp_path / "mote_locs.txt", LOCS)
+    line = _run(capsys, *_intel(tmp_path, data, locs))
+    assert str(data) in line and words in line
+    _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", "empty mote locations file"),
+        (b"\n\n", "empty mote locations file"),
+        (b"1 2.0 3.0\n2 x 4.0\n", "row 2 '2 x 4.0' is not numeric"),
+        (b"1 2.0 3.0\n1 4.0 5.0\n", "mote ids must be unique integers"),
+        (b"98 1.0 2.0\n99 3.0 4.0\n", "none of the 1 motes"),
+    ],
+    ids=["empty", "blank-lines", "not-numeric", "duplicate-id", "no-match"],
+)
+def test_prepare_intel_bad_mote_locations(tmp_path, capsys, content, words):
+    data = _write(tmp_path / "data.txt.gz", GZ)
+    locs = _write(tmp_path / "mote_locs.txt", content)
+    line = _run(capsys, *_intel(tmp_path, data, locs))
+    assert str(locs) in line and words in line and "mote" in line
+    _nothing_written(tmp_path)
+
+
+def _flip_middle(data: bytes) -> bytes:
+    corrupt = bytearray(data)
+    corrupt[len(data) // 2] ^= 0xFF
+    return bytes(corrupt)
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda z: z[: len(z) // 2], "corrupt or truncated zip file"),
+        (lambda z: z[:-10], "corrupt or truncated zip file"),  # the central directory is cut
+        (lambda z: b"", "corrupt or truncated zip file (0 bytes"),
+        (_flip_middle, "zip"),  # a damaged member: CRC or inflate error, never a pandas one
+        (lambda z: _zip({}), "expected one .csv member in the zip, found []"),
+    ],
+    ids=["half", "tail-cut", "empty", "corrupt-member", "no-members"],
+)
+def test_prepare_ozone_bad_zip(tmp_path, capsys, damage, words):
+    good = _zip({"daily_44201_2006.csv": EPA_CSV})
+    bad = _write(tmp_path / "daily_44201_2006.zip", damage(good))
+    line = _run(capsys, *_ozone(tmp_path, bad))
+    assert str(bad) in line and words in line
+    assert "tokeniz" not in line.lower()
+    _nothing_written(tmp_path)
+
+
+def test_prepare_ozone_synthetic_zip_is_good(tmp_path):
+    """The control for the damaged copies above: the intact zip prepares a field."""
+    good = _write(tmp_path / "daily_44201_2006.zip", _zip({"daily_44201_2006.csv": EPA_CSV}))
+    assert main(_ozone(tmp_path, good)) == 0
+    assert (tmp_path / "out" / "ozone.nc").is_file()
+
+
+@needs_mirror
+@pytest.mark.parametrize("cut", ["half", "crc"])
+def test_prepare_ozone_damaged_copy_of_the_mirror_file(tmp_path, capsys, cut):
+    raw = OZONE_MIRROR.read_bytes()
+    bad = _write(tmp_path / "daily_44201_2006.zip",
+                 raw[: len(raw) // 2] if cut == "half" else _flip_middle(raw))  # fmt: skip
+    line = _run(capsys, *_ozone(tmp_path, bad))
+    assert str(bad) in line
+    assert ("truncated zip" in line) if cut == "half" else ("fails its CRC check" in line)
+    _nothing_written(tmp_path)
