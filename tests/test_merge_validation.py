@@ -57,6 +57,12 @@ def _run(directory: Path, name: str, benchmark="shekel", algorithm="bolt", seed=
     return write_run(ds, directory / name)
 
 
+def _recalibrated() -> dict:
+    described = json.loads(_compute_json())
+    described["profile"]["coefficients"]["flop"] = 1e-9
+    return described
+
+
 @pytest.fixture
 def pair(tmp_path) -> tuple[Path, Path]:
     """Two comparable runs (seeds 0 and 1 of one benchmark and algorithm)."""
@@ -134,6 +140,11 @@ DIFFERENCES = {
         {},
         {"compute_model_json": _compute_json(profile="botorch-i9-laptop")},
         ("profile reference-2core", "profile botorch-i9-laptop"),
+    ),
+    "compute-recalibrated": (  # same profile name, other coefficients: shown
+        {},
+        {"compute_model_json": json.dumps(_recalibrated())},
+        ("profile reference-2core, coefficients", '"flop": 1e-09'),
     ),
     "compute-polynomial": (
         {"compute_model": "polynomial", "compute_model_json": _compute_json(

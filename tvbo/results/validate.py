@@ -161,21 +161,26 @@ def run_conditions(attrs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _show(field: str, value: Any) -> str:
-    if field == "compute" and isinstance(value, str):
-        identity = json.loads(value)
-        profile = identity.get("profile")
-        parts = [identity.get("model", "?")]
-        if isinstance(profile, dict):
-            parts.append(f"profile {profile.get('name', '?')}")
-            if "coefficients" in profile:
-                parts.append(f"coefficients {json.dumps(profile['coefficients'], sort_keys=True)}")
-        elif profile is not None:
-            parts.append(f"profile {profile}")
-        for key in sorted(set(identity) - {"model", "profile"}):
-            parts.append(f"{key} {json.dumps(identity[key])}")
-        return repr(", ".join(parts))
-    return repr(value)
+def _show(field: str, value: Any, other: Any = None) -> str:
+    """A value for the message; a profile's coefficients only when both name the same profile."""
+    if field != "compute" or not isinstance(value, str):
+        return repr(value)
+    identity = json.loads(value)
+    other_profile = json.loads(other).get("profile") if isinstance(other, str) else None
+    profile = identity.get("profile")
+    parts = [str(identity.get("model", "?"))]
+    if isinstance(profile, dict):
+        parts.append(f"profile {profile.get('name', '?')}")
+        same_name = isinstance(other_profile, dict) and other_profile.get("name") == profile.get(
+            "name"
+        )
+        if same_name and "coefficients" in profile:
+            parts.append(f"coefficients {json.dumps(profile['coefficients'], sort_keys=True)}")
+    elif profile is not None:
+        parts.append(f"profile {profile}")
+    for key in sorted(set(identity) - {"model", "profile"}):
+        parts.append(f"{key} {json.dumps(identity[key])}")
+    return repr(", ".join(parts))
 
 
 def check_consistent(
@@ -212,8 +217,8 @@ def check_consistent(
             if value != value0:
                 scope = f"runs of benchmark {group!r}" if field == "horizon" else "runs"
                 raise MixedRunsError(
-                    f"{scope} differ in {field}: {_show(field, value0)} in {label0} vs "
-                    f"{_show(field, value)} in {label}; a campaign compares like with like "
+                    f"{scope} differ in {field}: {_show(field, value0, value)} in {label0} vs "
+                    f"{_show(field, value, value0)} in {label}; a campaign compares like with like "
                     f"(pass --allow-mixed {field} to merge them anyway)"
                 )
 
