@@ -313,10 +313,10 @@ def _download_once(url: str, part: Path, timeout: float) -> int:
             with _open_url(url, timeout, deadline) as response, open(part, "wb") as out:
                 announced = _announced_length(response)
                 while chunk := response.read(_CHUNK):
-                    if deadline.expired.is_set():
-                        break
                     out.write(chunk)
                     received += len(chunk)
+                    if deadline.expired.is_set():
+                        break
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             if deadline.expired.is_set():
                 raise TransferError(_late(timeout, received)) from exc
