@@ -240,5 +240,5 @@ def test_cli_download_and_error_exit(server, tmp_path, capsys):
                  "--mirror-files", files, "--sha256", "None", "--size", "None"]) == 0  # fmt: skip
     assert sha256_file(dest) == OZONE_SHA
     assert main([*args, "--year", "2006", "--dest", str(tmp_path / "b.zip"),
-                 "--mirror", str(tmp_path / "nowhere")]) == 1  # fmt: skip
+                 "--mirror", str(tmp_path / "nowhere")]) == 2  # fmt: skip
     assert "does not exist" in capsys.readouterr().err

@@ -6,8 +6,10 @@ Names and meanings are those of the ``tvbo run`` command-line flags.
 from __future__ import annotations
 
 import json
+import math
 import platform
 from collections.abc import Callable, Sequence
+from numbers import Real
 
 import numpy as np
 import scipy
@@ -33,6 +35,16 @@ def _versions() -> dict[str, str]:
         "simpy": simpy.__version__,
         "xarray": xr.__version__,
     }
+
+
+def _check_finite(name: str, value: object, *, strictly_positive: bool = False) -> None:
+    """Raise ValueError unless ``value`` is None or a finite real number > 0 (or >= 0)."""
+    if value is None:
+        return
+    ok = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
+    if not ok or not (value > 0 if strictly_positive else value >= 0):
+        bound = "> 0" if strictly_positive else ">= 0"
+        raise ValueError(f"{name} must be a finite number {bound} or None, got {value!r}")
 
 
 def simulate(
@@ -71,14 +83,13 @@ def simulate(
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    if horizon is not None and not horizon > 0:
-        raise ValueError(f"horizon must be > 0, got {horizon!r}")
-    if cost is not None and not cost >= 0:
-        raise ValueError(f"cost must be >= 0, got {cost!r}")
-    if noise_var is not None and not noise_var >= 0:
-        raise ValueError(f"noise_var must be >= 0, got {noise_var!r}")
+    # finite: an infinite horizon never ends, an infinite cost stalls the clock; NaN fails
+    # every comparison, so "not x > 0" is how it is caught
+    _check_finite("horizon", horizon, strictly_positive=True)
+    _check_finite("cost", cost)
+    _check_finite("noise_var", noise_var)
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
-    options = EngineOptions(warmup=int(warmup), time_grid_step=float(time_grid_step), stamp=stamp,
+    options = EngineOptions(warmup=warmup, time_grid_step=time_grid_step, stamp=stamp,
                             lookahead=bool(lookahead), max_iterations=max_iterations,
                             expert_cost=expert_cost, expert_noise_var=expert_noise_var)
     if isinstance(benchmark, str):

@@ -339,20 +339,22 @@ def _existing(paths: Sequence[str]) -> list[Path]:
 
 
 def _load_campaign(path: str) -> Any:
-    import xarray as xr
-
     (campaign,) = _existing([path])
-    return xr.load_dataset(campaign, decode_timedelta=False)
+    from tvbo.results.validate import load_campaign  # one-line errors: bad file, silent mix
+
+    return load_campaign(campaign)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Merge run files into one campaign file (ragged runs are NaN-padded)."""
     runs = _existing(args.runs)
     from tvbo.results.campaign import merge_runs, write_campaign
+    from tvbo.results.validate import parse_allow_mixed
 
+    campaign = merge_runs(runs, parse_allow_mixed(args.allow_mixed))  # checked before writing
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    print(write_campaign(merge_runs(runs), out))
+    print(write_campaign(campaign, out))
     return 0
 
 
@@ -659,6 +661,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("merge", help="merge run files into a campaign file")
     p.add_argument("runs", nargs="+", metavar="RUN.nc", help="run files")
     p.add_argument("--out", required=True, metavar="CAMPAIGN.nc", help="campaign file to write")
+    p.add_argument(
+        "--allow-mixed",
+        action="append",
+        metavar="FIELD[,FIELD]",
+        help="merge runs that differ in these fields anyway: horizon (within a benchmark), "
+        "compute (model, profile, coefficients), cost_table, tvbo_version; by default a "
+        "difference is refused (repeatable)",
+    )
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser(

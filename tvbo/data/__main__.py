@@ -12,6 +12,11 @@
 Snakemake renders a ``None`` config value as the word ``None`` and a dict as its Python repr, so
 every optional argument accepts ``None``/``null`` for "not set", and ``--mirror-files`` accepts a
 JSON object or a Python dict literal.
+
+Errors (as for every ``tvbo`` command): bad arguments, an unreachable or truncated download, a
+truncated, corrupt or empty input file end with exit status 2 and ONE line
+``tvbo data: error: <cause>`` on stderr naming the file and what is wrong; nothing is written
+(downloads and outputs go to ``.part`` files that are removed). Ctrl-C exits with status 130.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import ast
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from tvbo.data.download import DownloadError, fetch_source
 from tvbo.data.intel import DEFAULT_TEMPERATURE_RANGE, NORMALISATIONS, prepare_intel_file
@@ -36,6 +41,25 @@ from tvbo.data.ozone import (
 )
 
 _NULLS = ("", "None", "none", "null")
+PROG = "tvbo data"
+
+
+def _one_line(text: object) -> str:
+    """Collapse a possibly multi-line message (pandas, zlib) into one line."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _fail(message: object) -> int:
+    """Print ``tvbo data: error: <message>`` as one line; return exit status 2."""
+    sys.stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+    return 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (no usage dump), exit status 2, like the ``tvbo`` parser."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.exit(_fail(f"{message} (see '{self.prog} --help')"))
 
 
 def _opt_str(value: str) -> str | None:
@@ -63,8 +87,8 @@ def _mapping(value: str) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tvbo data", description=__doc__.split("::")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog=PROG, description=__doc__.split("::")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     dl = sub.add_parser("download", help="fetch one file (verified, atomic, with a manifest)")
     src = dl.add_mutually_exclusive_group(required=True)
@@ -81,7 +105,12 @@ def _parser() -> argparse.ArgumentParser:
         default={},
         help="per-file overrides {basename: {name, sha256, size}} used with --mirror",
     )
-    dl.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    dl.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=60.0,
+        help="total deadline of one attempt in seconds: connecting and the whole transfer",
+    )
     dl.add_argument("--retries", type=int, default=3, help="attempts before giving up")
 
     intel = sub.add_parser("prepare-intel", help="Intel raw lines -> (time, sensor) netCDF")
@@ -113,22 +142,41 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not (seconds > 0 and seconds < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {value}")
+    return seconds
+
+
 def _bbox(values: Sequence[str]) -> list[float] | None:
     if len(values) == 1 and values[0] in _NULLS:
         return None
     if len(values) != 4:
-        raise SystemExit(f"--bbox needs 4 numbers (lon_min lat_min lon_max lat_max), got {values}")
-    return [float(v) for v in values]
+        raise ValueError(
+            f"--bbox needs 4 numbers (lon_min lat_min lon_max lat_max) or None, got {values}"
+        )
+    try:
+        return [float(v) for v in values]
+    except ValueError:
+        raise ValueError(f"--bbox needs 4 numbers, got {values}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; errors of the pipeline are printed as one line and exit with status 1."""
+    """Run one command; return the exit status (0, 2 on bad input or a failed step, 130 on Ctrl-C).
+
+    Errors of the pipeline (:class:`DownloadError`, :class:`ValueError`, :class:`OSError`) are
+    printed as one line; any other exception is a bug and keeps its traceback.
+    """
     args = _parser().parse_args(argv)
     try:
         if args.command == "download":
             if args.url_template is not None:
                 if args.year is None:
-                    raise SystemExit("--url-template needs --year")
+                    return _fail("--url-template needs --year (e.g. --year 2006)")
                 url = ozone_url(args.year, args.url_template)
             else:
                 if args.year is not None:
@@ -175,8 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(f"ok {args.out}: {dict(ds.sizes)}, dropped {ds.attrs['dropped']}")
     except (DownloadError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return _fail(exc)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{PROG}: interrupted\n")
+        return 130
     return 0
 
 

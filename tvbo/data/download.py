@@ -7,7 +7,13 @@ and checksums. :func:`fetch` is the one place where bytes arrive on disk, and it
 * a file at ``dest`` is always complete and verified: bytes go to ``dest.part`` in the same
   directory and are moved into place with :func:`os.replace` only after the size, the sha256 and
   the archive integrity (gzip read to the end, ``zipfile.testzip``) have been checked; on any
-  failure the partial file is removed;
+  failure (HTTP or socket error, deadline, Ctrl-C, a check) the partial file is removed;
+* every attempt has a total deadline (``timeout``): connecting, reading the headers and the
+  whole body must finish within it, so a server that trickles bytes cannot hold a job forever
+  (a plain socket timeout only bounds each read, and one byte per second resets it);
+* a body shorter than its ``Content-Length`` is rejected (:mod:`http.client` returns it silently
+  when read in chunks), and so are an empty file and an archive without content (a 0-byte
+  or empty gzip, a zip without members), even when no checksum is pinned (EPA files);
 * a manifest ``dest.manifest.json`` (url, UTC date, bytes, sha256) records where every file came
   from, which matters for EPA files that are regenerated (their checksums change over time);
 * a second call with a valid file and manifest downloads nothing.
@@ -20,9 +26,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import http.client
 import json
+import math
 import os
-import shutil
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -41,6 +50,7 @@ __all__ = [
     "IntegrityError",
     "MirrorError",
     "Source",
+    "TransferError",
     "check_archive",
     "fetch",
     "fetch_source",
@@ -56,12 +66,16 @@ class DownloadError(RuntimeError):
     """A file could not be fetched (unreachable URL, HTTP error, missing mirror file)."""
 
 
+class TransferError(DownloadError):
+    """An attempt failed mid-transfer (deadline passed, body shorter than announced); retried."""
+
+
 class ChecksumError(DownloadError):
     """The fetched bytes do not match the expected size or sha256."""
 
 
 class IntegrityError(DownloadError):
-    """A fetched .gz or .zip archive is truncated or corrupt."""
+    """A fetched file is empty, or a .gz or .zip archive is truncated, corrupt or empty."""
 
 
 class MirrorError(DownloadError):
@@ -93,26 +107,36 @@ def manifest_path(dest: str | os.PathLike[str]) -> Path:
 
 
 def check_archive(path: str | os.PathLike[str], name: str | None = None) -> None:
-    """Reject a truncated or corrupt archive, chosen by the suffix of ``name`` (default: path).
+    """Reject a truncated, corrupt or empty archive, chosen by the suffix of ``name`` (or path).
 
     A truncated gzip is only detected at its end (missing end-of-stream marker, CRC), so it is
     decompressed to the end; a zip is opened (truncation loses the central directory) and every
-    member's CRC is checked with :meth:`zipfile.ZipFile.testzip`. Other suffixes pass unchecked.
+    member's CRC is checked with :meth:`zipfile.ZipFile.testzip`. A gzip that decompresses to
+    nothing (including a 0-byte file, which :mod:`gzip` reads without complaint) and a zip
+    without members are rejected: no data file of this project is empty, and such a file is
+    what a failed server-side export looks like. Other suffixes pass unchecked.
     """
     path = Path(path)
     label = name if name is not None else path.name
     if label.endswith(".gz"):
+        content = 0
         try:
             with gzip.open(path, "rb") as fh:
-                while fh.read(_CHUNK):
-                    pass
+                while chunk := fh.read(_CHUNK):
+                    content += len(chunk)
         except (EOFError, OSError, zlib.error) as exc:
             raise IntegrityError(
                 f"{label}: corrupt or truncated gzip file ({type(exc).__name__}: {exc})"
             ) from exc
+        if content == 0:
+            raise IntegrityError(
+                f"{label}: empty gzip file ({path.stat().st_size} bytes, no content); "
+                "expected a gzip stream with data"
+            )
     elif label.endswith(".zip"):
         try:
             with zipfile.ZipFile(path) as zf:
+                members = zf.namelist()
                 bad = zf.testzip()
         except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
             raise IntegrityError(
@@ -120,6 +144,8 @@ def check_archive(path: str | os.PathLike[str], name: str | None = None) -> None
             ) from exc
         if bad is not None:
             raise IntegrityError(f"{label}: zip member {bad!r} fails its CRC check")
+        if not members:
+            raise IntegrityError(f"{label}: zip file has no members; expected at least one file")
 
 
 def _verify(path: Path, name: str, sha256: str | None, size: int | None) -> str:
@@ -127,6 +153,8 @@ def _verify(path: Path, name: str, sha256: str | None, size: int | None) -> str:
     actual_size = path.stat().st_size
     if size is not None and actual_size != size:
         raise ChecksumError(f"{name}: expected {size} bytes, got {actual_size} bytes")
+    if actual_size == 0:
+        raise IntegrityError(f"{name}: the download is empty (0 bytes); expected a data file")
     digest = sha256_file(path)
     if sha256 is not None and digest != sha256.lower():
         raise ChecksumError(f"{name}: sha256 mismatch: expected {sha256.lower()}, actual {digest}")
@@ -162,8 +190,92 @@ def _existing_is_valid(dest: Path, url: str, sha256: str | None, size: int | Non
     return True
 
 
-def _open_url(url: str, timeout: float):
-    """Open ``url`` (http, https or file) with a timeout; errors name the URL and the cause."""
+class _Deadline:
+    """A watchdog that ends an attempt when its total time is up.
+
+    Socket timeouts bound each blocking call only, so a server sending a byte now and then
+    keeps a transfer alive forever. This thread waits ``seconds``; when they pass it sets
+    :attr:`expired` and shuts down the sockets of the attempt's connections (repeatedly, until
+    stopped; a socket connected after the deadline is cut as it connects). A blocked read then
+    returns or fails at once, and :func:`_download_once` reports the deadline. ``file://`` reads
+    have no socket; their deadline is checked between chunks.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = threading.Event()
+        self.sockets: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="tvbo-download-deadline")
+        self._thread.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        if self._stop.wait(self.seconds):
+            return
+        self.expired.set()
+        while True:
+            for sock in list(self.sockets):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:  # already closed or not connected
+                    pass
+            if self._stop.wait(0.05):
+                return
+
+    def track(self, connection_class: type) -> Any:
+        """A drop-in for ``connection_class`` that registers the socket of every connection.
+
+        The socket itself is kept, not the connection: :mod:`urllib.request` detaches it from
+        the connection once the headers are read (the response keeps reading from it).
+        """
+
+        def make(*args: Any, **kwargs: Any) -> Any:
+            conn = connection_class(*args, **kwargs)
+            connect = conn.connect
+
+            def tracked_connect() -> None:
+                connect()
+                self.sockets.append(conn.sock)
+                if self.expired.is_set():  # connected after the deadline: cut at once
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+
+            conn.connect = tracked_connect
+            return conn
+
+        return make
+
+
+class _TrackedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._deadline.track(http_class), req, **kwargs)
+
+
+class _TrackedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._deadline.track(http_class), req, **kwargs)
+
+
+def _open_url(url: str, timeout: float, deadline: _Deadline | None = None):
+    """Open ``url`` (http, https or file) with a timeout; errors name the URL and the cause.
+
+    With ``deadline``, the HTTP(S) connections are registered with it so that it can cut them.
+    """
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme not in ("http", "https", "file"):
         raise DownloadError(f"unsupported URL scheme {scheme!r} in {url}; use http, https or file")
@@ -172,14 +284,72 @@ def _open_url(url: str, timeout: float):
         if not local.is_file():
             raise DownloadError(f"cannot fetch {url}: no such file {local}")
     request = urllib.request.Request(url, headers={"User-Agent": "tvbo-data/0.1"})
-    return urllib.request.urlopen(request, timeout=timeout)
+    if deadline is None:
+        return urllib.request.urlopen(request, timeout=timeout)
+    opener = urllib.request.build_opener(
+        _TrackedHTTPHandler(deadline), _TrackedHTTPSHandler(deadline)
+    )
+    return opener.open(request, timeout=timeout)
+
+
+def _announced_length(response: Any) -> int | None:
+    """The ``Content-Length`` of a response, or None (absent, chunked or unparsable)."""
+    value = response.headers.get("Content-Length")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _download_once(url: str, part: Path, timeout: float) -> int:
+    """One attempt: stream ``url`` into ``part`` within ``timeout`` seconds; return the bytes.
+
+    Raises :class:`TransferError` if the deadline passes or the body is shorter than its
+    ``Content-Length``; other errors (HTTP, socket) propagate. The caller removes ``part``.
+    """
+    received = 0
+    with _Deadline(timeout) as deadline:
+        try:
+            with _open_url(url, timeout, deadline) as response, open(part, "wb") as out:
+                announced = _announced_length(response)
+                while chunk := response.read(_CHUNK):
+                    out.write(chunk)
+                    received += len(chunk)
+                    if deadline.expired.is_set():
+                        break
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            if deadline.expired.is_set():
+                raise TransferError(_late(timeout, received)) from exc
+            raise
+        if deadline.expired.is_set():
+            raise TransferError(_late(timeout, received))
+    if announced is not None and received < announced:
+        raise TransferError(
+            f"body has {received} of the {announced} bytes announced by Content-Length "
+            "(connection closed early)"
+        )
+    return received
+
+
+def _late(timeout: float, received: int) -> str:
+    return (
+        f"attempt exceeded its {timeout:g} s deadline after {received} bytes "
+        "(the timeout bounds connecting and the whole transfer)"
+    )
+
+
+#: what a failed attempt raises (anything else, e.g. KeyboardInterrupt, ends the download at once)
+_ATTEMPT_ERRORS = (urllib.error.URLError, OSError, http.client.HTTPException, DownloadError)
 
 
 def _is_permanent(exc: BaseException) -> bool:
-    """HTTP 4xx (e.g. 404 for a year with no file) and missing local files never heal."""
+    """HTTP 4xx (e.g. 404 for a year with no file) and missing local files never heal.
+
+    A :class:`TransferError` (deadline, short body) is transient: the next attempt may work.
+    """
     if isinstance(exc, urllib.error.HTTPError):
         return 400 <= exc.code < 500
-    return isinstance(exc, DownloadError)
+    return isinstance(exc, DownloadError) and not isinstance(exc, TransferError)
 
 
 def _write_manifest(dest: Path, url: str, digest: str) -> None:
@@ -191,8 +361,11 @@ def _write_manifest(dest: Path, url: str, digest: str) -> None:
         "sha256": digest,
     }
     tmp = manifest_path(dest).with_name(manifest_path(dest).name + ".part")
-    tmp.write_text(json.dumps(record, indent=2) + "\n")
-    os.replace(tmp, manifest_path(dest))
+    try:
+        tmp.write_text(json.dumps(record, indent=2) + "\n")
+        os.replace(tmp, manifest_path(dest))
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def fetch(
@@ -208,17 +381,20 @@ def fetch(
 ) -> Path:
     """Download ``url`` to ``dest`` atomically and verified; return ``dest``.
 
+    ``timeout`` is the total deadline of ONE attempt in seconds: connecting, the headers and the
+    whole body (see :class:`_Deadline`); a large file over a slow link needs a large timeout.
     ``retries`` is the number of attempts (>= 1); transient failures (connection refused,
-    timeouts, HTTP 5xx) are retried after ``backoff * 2**k`` seconds, permanent ones (HTTP 4xx,
-    a missing local file) fail at once. Size, sha256 and archive checks failures are not retried:
-    the server would send the same bytes again. Nothing is left at ``dest`` or ``dest.part``
-    after a failure. If ``dest`` already holds a valid file (see :func:`_existing_is_valid`)
-    nothing is downloaded.
+    deadline passed, a body shorter than its ``Content-Length``, HTTP 5xx) are retried after
+    ``backoff * 2**k`` seconds, permanent ones (HTTP 4xx, a missing local file) fail at once.
+    Size, sha256 and archive check failures (including an empty file or archive) are not
+    retried: the server would send the same bytes again. Nothing is left at ``dest`` or
+    ``dest.part`` after a failure, an exception or a KeyboardInterrupt. If ``dest`` already
+    holds a valid file (see :func:`_existing_is_valid`) nothing is downloaded.
     """
-    if retries < 1:
-        raise ValueError(f"retries must be >= 1, got {retries}")
-    if timeout <= 0:
-        raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+    if not isinstance(retries, int) or retries < 1:
+        raise ValueError(f"retries must be an integer >= 1, got {retries!r}")
+    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     dest = Path(dest)
     if _existing_is_valid(dest, url, sha256, size):
         if manifest and not manifest_path(dest).is_file():
@@ -227,37 +403,45 @@ def fetch(
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
     last_error: BaseException | None = None
-    for attempt in range(retries):
-        try:
-            with _open_url(url, timeout) as response, open(part, "wb") as out:
-                shutil.copyfileobj(response, out, _CHUNK)
-            break
-        except (urllib.error.URLError, OSError, DownloadError) as exc:
-            part.unlink(missing_ok=True)
-            last_error = exc
-            if _is_permanent(exc) or attempt == retries - 1:
-                break
-            time.sleep(backoff * 2**attempt)
-    if not part.is_file():
-        cause = last_error
-        if isinstance(cause, DownloadError):
-            raise cause
-        if isinstance(cause, urllib.error.HTTPError):
-            reason: object = f"HTTP {cause.code} {cause.reason}"
-        else:
-            reason = getattr(cause, "reason", cause)
-        raise DownloadError(
-            f"cannot fetch {url} after {attempt + 1} attempt(s): {type(cause).__name__}: {reason}"
-        ) from cause
+    done = False
+    attempt = 0
     try:
+        for attempt in range(retries):
+            try:
+                _download_once(url, part, timeout)
+                done = True
+                break
+            except _ATTEMPT_ERRORS as exc:
+                part.unlink(missing_ok=True)
+                last_error = exc
+                if _is_permanent(exc) or attempt == retries - 1:
+                    break
+                time.sleep(backoff * 2**attempt)
+        if not done:
+            raise _failure(url, attempt + 1, last_error)
         digest = _verify(part, dest.name, sha256, size)
         os.replace(part, dest)
-    except BaseException:
+    finally:  # every failure path, KeyboardInterrupt included
         part.unlink(missing_ok=True)
-        raise
     if manifest:
         _write_manifest(dest, url, digest)
     return dest
+
+
+def _failure(url: str, attempts: int, cause: BaseException | None) -> DownloadError:
+    """The one-line error of a download that failed after ``attempts`` attempts."""
+    if isinstance(cause, DownloadError) and not isinstance(cause, TransferError):
+        return cause
+    if isinstance(cause, urllib.error.HTTPError):
+        reason: object = f"HTTP {cause.code} {cause.reason}"
+    elif isinstance(cause, TransferError):
+        reason = cause
+    else:
+        reason = f"{type(cause).__name__}: {getattr(cause, 'reason', cause)}"
+    error_class = TransferError if isinstance(cause, TransferError) else DownloadError
+    error = error_class(f"cannot fetch {url} after {attempts} attempt(s): {reason}")
+    error.__cause__ = cause
+    return error
 
 
 def _mirror_base(mirror: str) -> str:

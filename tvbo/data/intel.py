@@ -33,6 +33,7 @@ import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -68,14 +69,27 @@ NORMALISATIONS = ("all", "selected")
 
 
 def _read_bytes(source: str | os.PathLike[str] | bytes) -> bytes:
-    """Raw bytes of a (possibly gzipped) file, or the bytes themselves."""
-    if isinstance(source, bytes):
-        raw = source
-    else:
-        raw = Path(source).read_bytes()
+    """Raw bytes of a (possibly gzipped) file, or the bytes themselves.
+
+    A truncated or corrupt gzip raises :class:`ValueError` naming the file (a half-downloaded
+    ``data.txt.gz`` is the usual cause), not the EOFError/zlib.error of :mod:`gzip`.
+    """
+    label = "the given bytes" if isinstance(source, bytes) else str(source)
+    raw = source if isinstance(source, bytes) else Path(source).read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise ValueError(
+                f"{label}: corrupt or truncated gzip file ({_one_line(exc)}); expected a "
+                "complete data.txt.gz: delete it (and its .manifest.json) and download it again"
+            ) from None
     return raw
+
+
+def _one_line(exc: BaseException) -> str:
+    text = "; ".join(p.strip() for p in str(exc).splitlines() if p.strip())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def parse_intel(
@@ -188,11 +202,36 @@ def _empty_readings() -> pd.DataFrame:
 
 
 def read_mote_locations(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """``mote_locs.txt`` (``mote_id x y`` in metres, no header) as a frame indexed by mote id."""
-    locs = pd.read_csv(path, sep=r"\s+", header=None, names=["mote_id", "x_m", "y_m"])
-    if locs.isna().any().any() or locs["mote_id"].duplicated().any():
-        raise ValueError(f"{path}: expected unique 'mote_id x y' rows without gaps")
-    return locs.astype({"mote_id": np.int64}).set_index("mote_id").sort_index()
+    """``mote_locs.txt`` (``mote_id x y`` in metres, no header) as a frame indexed by mote id.
+
+    An empty file, a non-numeric value, a gap or a repeated mote id raise :class:`ValueError`
+    naming the file: without locations no mote can be selected, and the selection step's
+    message ("no mote has enough coverage") would point at the wrong cause.
+    """
+    expected = "expected rows 'mote_id x y' (integer id, coordinates in metres)"
+    try:
+        locs = pd.read_csv(path, sep=r"\s+", header=None, names=["mote_id", "x_m", "y_m"])
+    except pd.errors.EmptyDataError:
+        locs = pd.DataFrame(columns=["mote_id", "x_m", "y_m"])
+    except pd.errors.ParserError as exc:
+        raise ValueError(
+            f"{path}: unreadable mote locations ({_one_line(exc)}); {expected}"
+        ) from None
+    if locs.empty:
+        raise ValueError(f"{path}: empty mote locations file (no rows); {expected}")
+    numeric = locs.apply(pd.to_numeric, errors="coerce")
+    if numeric.isna().any().any():
+        row = int(np.flatnonzero(numeric.isna().any(axis=1).to_numpy())[0])
+        values = " ".join("" if pd.isna(v) else str(v) for v in locs.iloc[row])
+        raise ValueError(
+            f"{path}: row {row + 1} {values!r} is not numeric or incomplete; {expected}"
+        )
+    ids = numeric["mote_id"]
+    if (ids != np.round(ids)).any() or ids.duplicated().any():
+        raise ValueError(
+            f"{path}: mote ids must be unique integers, got {ids.tolist()}; {expected}"
+        )
+    return numeric.astype({"mote_id": np.int64}).set_index("mote_id").sort_index()
 
 
 def _day_bins(dates: Sequence[str], bin_minutes: int) -> pd.DatetimeIndex:
@@ -261,6 +300,13 @@ def prepare_intel(
     cover = mean.notna().mean(axis=0)
     located = cover.index.isin(locations.index)
     selected = cover.index[(cover.to_numpy() >= coverage) & located]
+    covered = cover.index[cover.to_numpy() >= coverage]
+    if len(selected) == 0 and len(covered) > 0:
+        raise ValueError(
+            f"none of the {len(covered)} motes with >= {coverage:.0%} bin coverage on "
+            f"{list(dates)} (ids {covered.min()}..{covered.max()}) has a location in the mote "
+            f"locations ({len(locations)} motes: {list(locations.index[:10])}...)"
+        )
     if len(selected) == 0:
         raise ValueError(
             f"no mote has >= {coverage:.0%} bin coverage on {list(dates)}; best coverage "
@@ -343,9 +389,28 @@ def prepare_intel_file(
     from tvbo.data.download import sha256_file
 
     readings, dropped = parse_intel(data_path)
+    if dropped["lines"] == 0:
+        raise ValueError(
+            f"{data_path}: empty file (no lines); expected Intel readings "
+            f"'{' '.join(COLUMNS)}'"
+        )
+    if readings.empty:
+        causes = {k: v for k, v in dropped.items() if k in DROP_REASONS and v}
+        raise ValueError(
+            f"{data_path}: none of its {dropped['lines']} lines is an Intel reading "
+            f"'{' '.join(COLUMNS)}' (dropped per reason: {causes})"
+        )
+    locations = read_mote_locations(locs_path)
+    present = np.unique(readings["mote_id"].to_numpy())
+    if not np.isin(present, locations.index.to_numpy()).any():
+        raise ValueError(
+            f"{locs_path}: none of the {len(present)} motes of {data_path} (ids "
+            f"{present.min()}..{present.max()}) has a location; the file lists motes "
+            f"{locations.index.min()}..{locations.index.max()} ({len(locations)} rows)"
+        )
     ds = prepare_intel(
         readings,
-        read_mote_locations(locs_path),
+        locations,
         dropped=dropped,
         source_sha256=sha256_file(data_path),
         **options,

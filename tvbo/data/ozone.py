@@ -33,9 +33,11 @@ y (from latitude) min-max normalised to [0, 1] over the selected sites.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,6 +83,9 @@ OZONE_PARAMETER = "44201"
 FIRST_YEAR = 1980  # first year of EPA AirData pre-generated daily files
 URL_TEMPLATE = "https://aqs.epa.gov/aqsweb/airdata/daily_44201_{year}.zip"
 POC_RULES = ("min", "mean")
+_REFETCH = (
+    "expected a complete EPA daily file: delete it (and its .manifest.json) and download again"
+)
 
 
 def ozone_url(year: int, template: str = URL_TEMPLATE) -> str:
@@ -104,14 +109,35 @@ def read_epa_daily(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     options = {"dtype": str, "keep_default_na": False}
     if path.suffix == ".zip":
-        with zipfile.ZipFile(path) as zf:
-            members = [n for n in zf.namelist() if n.lower().endswith(".csv")]
-            if len(members) != 1:
-                raise ValueError(f"{path}: expected one .csv member, found {zf.namelist()}")
-            with zf.open(members[0]) as fh:
-                frame = pd.read_csv(fh, **options)
+        try:
+            with zipfile.ZipFile(path) as zf:
+                members = [n for n in zf.namelist() if n.lower().endswith(".csv")]
+                if len(members) != 1:
+                    raise ValueError(
+                        f"{path}: expected one .csv member in the zip, found {zf.namelist()}"
+                    )
+                # CRCs first: a corrupt member otherwise surfaces as a pandas tokenizer error
+                bad = zf.testzip()
+                if bad is not None:
+                    raise ValueError(f"{path}: zip member {bad!r} fails its CRC check; {_REFETCH}")
+                with zf.open(members[0]) as fh:
+                    frame = pd.read_csv(fh, **options)
+        except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
+            size = path.stat().st_size
+            raise ValueError(
+                f"{path}: corrupt or truncated zip file ({size} bytes; {type(exc).__name__}: "
+                f"{exc}); {_REFETCH}"
+            ) from None
     else:
-        frame = pd.read_csv(path, **options)
+        try:
+            frame = pd.read_csv(path, **options)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise ValueError(
+                f"{path}: corrupt or truncated compressed file ({type(exc).__name__}: {exc}); "
+                f"{_REFETCH}"
+            ) from None
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{path}: empty file; expected an EPA daily CSV") from None
     missing = [c for c in EPA_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{path}: not an EPA daily file; missing columns {missing}")
@@ -358,7 +384,14 @@ def read_nydata(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     Returns columns ``site, longitude, latitude, date, o8hrmax`` (NaN where NA).
     """
-    raw = pd.read_csv(path, sep=r"\s+", na_values=["NA"])
+    try:
+        raw = pd.read_csv(path, sep=r"\s+", na_values=["NA"])
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(
+            f"{path}: corrupt or truncated gzip file ({type(exc).__name__}: {exc})"
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: empty file; expected spTimer's NYdata table") from None
     expected = {"s.index", "Longitude", "Latitude", "Year", "Month", "Day", "o8hrmax"}
     if not expected <= set(raw.columns):
         raise ValueError(f"{path}: missing NYdata columns {sorted(expected - set(raw.columns))}")

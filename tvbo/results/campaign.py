@@ -32,6 +32,7 @@ import xarray as xr
 
 from tvbo.results.io import NETCDF_ENGINE, write_netcdf_atomic
 from tvbo.results.schema import RUN_KEYS
+from tvbo.results.validate import MIXED_ALLOWED_ATTRIBUTE, load_runs, parse_allow_mixed
 
 ATTRIBUTE_PREFIX = "attr_"
 PRESENT_VARIABLE = "run_present"
@@ -163,7 +164,7 @@ def _sorted_values(values: set[Hashable]) -> list[Hashable]:
         return sorted(values, key=repr)
 
 
-def merge_runs(paths: Sequence[str | Path]) -> xr.Dataset:
+def merge_runs(paths: Sequence[str | Path], allow_mixed: Sequence[str] = ()) -> xr.Dataset:
     """Merge run files into one campaign Dataset with dimensions ``RUN_KEYS`` + run dimensions.
 
     Ragged runs are NaN-padded along ``iteration``; benchmarks with different spatial dimension
@@ -171,12 +172,15 @@ def merge_runs(paths: Sequence[str | Path]) -> xr.Dataset:
     all grids). Cells of the run grid without a run (e.g. a missing seed) are NaN with
     ``run_present == 0``. Integer variables that get padded become float64.
 
-    Raises ValueError on an empty list or on two files with the same run key.
+    Raises ValueError on an empty list or on two files with the same run key, and (via
+    :func:`tvbo.results.validate.load_runs`) on an unreadable file or runs made under different
+    conditions (horizon, compute model, cost table, tvbo version) unless ``allow_mixed`` names
+    the field; the allowed fields are recorded in the ``mixed_allowed`` attribute.
     """
     paths = list(paths)
     if not paths:
         raise ValueError("merge_runs needs at least one run file, got an empty list")
-    parts = [xr.load_dataset(p, engine=NETCDF_ENGINE, decode_timedelta=False) for p in paths]
+    parts = load_runs(paths, allow_mixed)  # one-line errors; refuses a silent mix
     keys = [_run_key(ds, p) for ds, p in zip(parts, paths, strict=True)]
     seen: dict[RunKey, list[str]] = {}
     for key, path in zip(keys, paths, strict=True):
@@ -245,6 +249,8 @@ def merge_runs(paths: Sequence[str | Path]) -> xr.Dataset:
     )
     campaign.attrs[PER_RUN_ATTRIBUTES] = ",".join(moved)
     campaign.attrs["n_runs"] = len(paths)
+    if allow_mixed:
+        campaign.attrs[MIXED_ALLOWED_ATTRIBUTE] = ",".join(parse_allow_mixed(list(allow_mixed)))
     return campaign.transpose(*RUN_KEYS, ...)
 
 

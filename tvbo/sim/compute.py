@@ -18,8 +18,10 @@ is hardware ten times faster.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from numbers import Real
 
 from tvbo.sim.profiles import HardwareProfile, load_profile
 
@@ -32,8 +34,11 @@ class ComputeModel(ABC):
     name: str
 
     def __init__(self, speed: float = 1.0) -> None:
-        if not speed > 0:
-            raise ValueError(f"speed must be > 0, got {speed!r}")
+        # finite: speed = inf would make every computation free, silently (NaN fails "> 0")
+        if isinstance(speed, bool) or not isinstance(speed, Real) or not (
+            math.isfinite(speed) and speed > 0
+        ):
+            raise ValueError(f"speed must be a finite number > 0, got {speed!r}")
         self.speed = float(speed)
 
     @abstractmethod
@@ -99,15 +104,18 @@ class PolynomialModel(ComputeModel):
 
     def __init__(self, coefficients: Sequence[float], speed: float = 1.0) -> None:
         super().__init__(speed)
-        coefficients = [float(a) for a in coefficients]
-        if not coefficients:
+        given = list(coefficients)
+        if not given:
             raise ValueError("polynomial compute model needs at least one coefficient")
-        if any(a < 0 for a in coefficients):
-            raise ValueError(
-                f"polynomial coefficients must be >= 0 (R(n) must be non-decreasing), "
-                f"got {coefficients}"
-            )
-        self.coefficients = coefficients
+        for i, a in enumerate(given):
+            # NaN fails every comparison, so "a < 0" let it through and a NaN charge was then
+            # clipped to 0 s: a polynomial [nan, 0.1] ran with free compute, silently
+            if isinstance(a, bool) or not isinstance(a, Real) or not (math.isfinite(a) and a >= 0):
+                raise ValueError(
+                    f"polynomial coefficient a{i} must be a finite number >= 0 (R(n) must be "
+                    f"non-decreasing), got {a!r} in {given}"
+                )
+        self.coefficients = [float(a) for a in given]
 
     def response_compute(self, n: int) -> float:
         """Compute part of R(n): ``sum_i a_i n^i`` (the evaluation cost c comes on top)."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import simpy
@@ -59,16 +60,30 @@ class EngineOptions:
     expert_noise_var: float | None = None
 
     def __post_init__(self) -> None:
-        if self.warmup < 0:
-            raise ValueError(f"warmup must be >= 0, got {self.warmup}")
-        if not self.time_grid_step > 0:
-            raise ValueError(f"time_grid_step must be > 0, got {self.time_grid_step}")
+        # Counts must be integers: NaN passes "< 1" (every comparison with NaN is False), so
+        # max_iterations=nan used to mean "no cap", silently; 2.5 is not a number of queries.
+        for name, low, optional in (("warmup", 0, False), ("max_iterations", 1, True),
+                                    ("evaluators", 1, False)):  # fmt: skip
+            value = getattr(self, name)
+            if value is None and optional:
+                continue
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+                raise ValueError(
+                    f"{name} must be an integer >= {low}{' or None' if optional else ''}, "
+                    f"got {value!r}"
+                )
+        step = self.time_grid_step
+        if isinstance(step, bool) or not isinstance(step, Real) or not (
+            math.isfinite(step) and step > 0
+        ):
+            raise ValueError(f"time_grid_step must be a finite number > 0, got {step!r}")
+        # normalised (numpy scalars, an int step) so the recorded configuration is plain JSON
+        for name, kind in (("warmup", int), ("max_iterations", int), ("evaluators", int),
+                           ("time_grid_step", float)):  # fmt: skip
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, kind(getattr(self, name)))
         if self.stamp not in STAMPS:
             raise ValueError(f"unknown stamp {self.stamp!r}; valid: {', '.join(STAMPS)}")
-        if self.max_iterations is not None and self.max_iterations < 1:
-            raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations}")
-        if self.evaluators < 1:
-            raise ValueError(f"evaluators must be >= 1, got {self.evaluators}")
         # The expert is a participant of the simulation: every answer occupies it for a positive
         # time (a free expert would sell unlimited side information in no time; an infinite cost
         # would stall the clock on the first side query).
