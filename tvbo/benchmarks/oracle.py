@@ -38,6 +38,11 @@ from scipy.stats import qmc
 BatchFun = Callable[[np.ndarray], np.ndarray]
 BatchGrad = Callable[[np.ndarray], np.ndarray] | None
 
+#: version of the oracle's numerics: part of the settings hash of shared f*(t) tables
+#: (:mod:`tvbo.benchmarks.oracle_table`). Bump it whenever a change here can move a grid value,
+#: so that tables built by older code are rejected instead of silently reused.
+ORACLE_CODE_VERSION = "1"
+
 #: L-BFGS-B settings: tight, because regret tolerances are ~1e-6 of the function's range
 _LBFGSB_OPTIONS = {"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10, "maxcor": 20}
 
@@ -253,6 +258,24 @@ class TimeGridOracle:
                 if not changed:
                     break
         self._X, self._F = X, F
+
+    def set_grid(self, argmax: np.ndarray, f_star: np.ndarray) -> None:
+        """Install a grid built elsewhere (a shared table) instead of building it.
+
+        The caller (:func:`tvbo.benchmarks.oracle_table.load_oracle_table`) has checked that the
+        table belongs to this benchmark and these grid times; here only the shapes are checked.
+        Off-grid answers cached so far are dropped (they were warm-started from another grid).
+        """
+        X = np.array(argmax, float)
+        F = np.array(f_star, float)
+        n = len(self.times)
+        if X.shape != (n, self.problem.d) or F.shape != (n,):
+            raise ValueError(
+                f"oracle grid expects argmax ({n}, {self.problem.d}) and f_star ({n},), got "
+                f"{X.shape} and {F.shape}"
+            )
+        self._X, self._F = X, F
+        self._off.clear()
 
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(times, argmax, f_star)`` on the grid (computed if needed; copies)."""
