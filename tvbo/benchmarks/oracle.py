@@ -19,7 +19,11 @@ silently flatters whichever algorithm stumbles on a better point. So the oracle 
   periodically, then backward/forward re-polishing sweeps so that a basin that becomes optimal
   later is propagated to earlier times), answers off-grid times exactly by
   polishing from the argmaxes of the two neighbouring grid times plus a few raw samples, and
-  improves its cache whenever :meth:`TimeGridOracle.refine` finds a better point.
+  improves its cache whenever :meth:`TimeGridOracle.refine` finds a better point. At a run's
+  query times, :meth:`TimeGridOracle.refine` uses :func:`newton_polish` (one batched Newton
+  polish from the neighbouring grid argmaxes and the query) instead of the multistart.
+* The grid can be built once and shared between runs as a file:
+  :mod:`tvbo.benchmarks.oracle_table` (``tvbo oracle``, ``tvbo run --oracle-table``).
 
 The objective functions passed here take a batch ``X`` of shape ``(k, d)`` in the normalised
 domain [0, 1]^d and return ``(k,)`` values to MAXIMISE.
