@@ -252,6 +252,42 @@ def test_whole_run_regrets_match_the_baseline(name: str, algorithm: str, tmp_pat
         assert float(ds[metric]) == pytest.approx(rec[metric], rel=1e-9, abs=0)
 
 
+# -- the Newton polish itself, against closed forms -----------------------------------------------
+def test_newton_polish_reaches_box_constrained_maxima() -> None:
+    """max of -sum w (x - c)^2 + coupling on [0, 1]^3 is the clipped centre when the coupling is
+    0; with a cusp-free coupling the result must match scipy's L-BFGS-B on the same problem."""
+    from tvbo.benchmarks.oracle import newton_polish, polish
+
+    c = np.array([0.3, 1.4, -0.2])  # interior, above and below the box
+    w = np.array([1.0, 5.0, 0.5])
+
+    def fun(X: np.ndarray) -> np.ndarray:
+        return -np.sum(w * (X - c) ** 2, axis=1)
+
+    def grad(X: np.ndarray) -> np.ndarray:
+        return -2.0 * w * (X - c)
+
+    starts = np.random.default_rng(3).uniform(size=(6, 3))
+    X, F, converged = newton_polish(fun, grad, starts)
+    assert converged.all()
+    np.testing.assert_allclose(X, np.tile(np.clip(c, 0, 1), (6, 1)), atol=1e-12)
+    assert np.all(F >= fun(starts))
+
+    def fun2(X: np.ndarray) -> np.ndarray:  # non-convex: several local maxima
+        return np.sum(np.sin(7.0 * X) - 0.3 * X**2, axis=1) + 0.5 * X[:, 0] * X[:, 1]
+
+    def grad2(X: np.ndarray) -> np.ndarray:
+        g = 7.0 * np.cos(7.0 * X) - 0.6 * X
+        g[:, 0] += 0.5 * X[:, 1]
+        g[:, 1] += 0.5 * X[:, 0]
+        return g
+
+    X2, F2, conv2 = newton_polish(fun2, grad2, starts)
+    Xs, Fs = polish(fun2, grad2, X2, refine_best=False)  # L-BFGS-B from Newton's answer
+    assert conv2.all() and np.all(Fs - F2 <= 1e-12 * (1 + np.abs(F2)))
+    assert np.all(F2 >= fun2(starts))
+
+
 # -- workflow -------------------------------------------------------------------------------------
 def test_workflow_plans_one_oracle_job_per_benchmark(tmp_path: Path) -> None:
     from tests.test_workflow import load_test_config, planned_jobs, snakemake

@@ -184,6 +184,11 @@ def newton_polish(
         g = np.asarray(grad(x), float)
         free = ~(((x <= 0.0) & (g < 0)) | ((x >= 1.0) & (g > 0)))
         H = _fd_hessian(grad, x, cfg["fd_step"])
+        bad = ~(np.isfinite(g).all(axis=1) & np.isfinite(H).all(axis=(1, 2)))
+        if bad.any():  # a cusp or an undefined gradient: leave the row to L-BFGS-B
+            done[act[bad]] = True
+            g, H = np.where(bad[:, None], 0.0, g), np.where(bad[:, None, None], 0.0, H)
+            free &= ~bad[:, None]
         mask = free[:, :, None] & free[:, None, :]
         Hf = np.where(mask, H, 0.0)
         lam, V = np.linalg.eigh(Hf)
@@ -202,9 +207,9 @@ def newton_polish(
         step = np.where(free, step, 0.0)
         gain = 0.5 * np.einsum("ki,ki->k", gf, step)
         tiny = gain <= cfg["gain_rtol"] * (1.0 + np.abs(f))
-        stop = tiny & definite
+        stop = tiny & definite & ~bad
         alpha = np.ones(len(act))
-        moving = ~stop
+        moving = ~stop & ~bad
         x_new, f_new = x.copy(), f.copy()
         for _ in range(int(cfg["halvings"])):
             idx = np.flatnonzero(moving)
@@ -220,6 +225,7 @@ def newton_polish(
             alpha[idx[~ok]] *= 0.5
         stalled = ~(f_new > f) & ~stop  # no step helped: a maximum to float precision, or stuck
         X[act], F[act] = x_new, f_new
+        stalled &= ~bad
         done[act[stop | stalled]] = True
         converged[act[stop | (stalled & definite)]] = True
     return X, F, converged
