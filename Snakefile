@@ -12,6 +12,7 @@
 #            snakemake --profile profiles/slurm          (cluster; see profiles/README.md)
 #            snakemake --report results/report.html      (after a run)
 #   stages   data (data.smk: download + prepare real data, on demand) ->
+#            oracle (oracle.smk: one f*(t) table per benchmark) ->
 #            simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
 #            -> report (report.smk); helper functions live in workflow/rules/common.smk only.
 
@@ -28,6 +29,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/oracle.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analyze.smk"

@@ -3,6 +3,7 @@
 Public API::
 
     tvbo.simulate(benchmark, algorithm, seed=..., compute=..., speed=..., horizon=...)
+    tvbo.write_oracle(benchmark, out, ...)   # shared f*(t) table, for simulate(oracle_table=...)
     tvbo.benchmarks.make(name, **options), tvbo.benchmarks.names()
     tvbo.algorithms.make(name, **options), tvbo.algorithms.names()
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "simulate"]
+__all__ = ["__version__", "simulate", "write_oracle"]
 
 
 def __getattr__(name: str):
@@ -21,4 +22,8 @@ def __getattr__(name: str):
         from tvbo.api import simulate
 
         return simulate
+    if name == "write_oracle":
+        from tvbo.api import write_oracle
+
+        return write_oracle
     raise AttributeError(f"module 'tvbo' has no attribute {name!r}")

@@ -10,6 +10,7 @@ import math
 import platform
 from collections.abc import Callable, Sequence
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 import scipy
@@ -45,6 +46,37 @@ def _check_finite(name: str, value: object, *, strictly_positive: bool = False) 
     if not ok or not (value > 0 if strictly_positive else value >= 0):
         bound = "> 0" if strictly_positive else ">= 0"
         raise ValueError(f"{name} must be a finite number {bound} or None, got {value!r}")
+def _make_benchmark(name: str, *, horizon: float | None, cost_table: str, cost: float | None,
+                    noise_var: float | None, benchmark_options: dict | None):
+    try:
+        return make_benchmark(name, horizon=horizon, cost_table=cost_table, cost=cost,
+                              noise_var=noise_var, **(benchmark_options or {}))
+    except TypeError as err:  # an unknown option: the message names it
+        raise ValueError(str(err)) from None
+
+
+def write_oracle(
+    benchmark: str,
+    out: str | Path,
+    *,
+    horizon: float | None = None,
+    cost_table: str = "metronome",
+    cost: float | None = None,
+    noise_var: float | None = None,
+    benchmark_options: dict | None = None,
+) -> Path:
+    """Build the f*(t) table of one benchmark configuration and write it atomically to ``out``.
+
+    The options are those of :func:`simulate` (same names, same meaning); a run with the same
+    benchmark options accepts the table (``simulate(..., oracle_table=out)``). Returns ``out``.
+    """
+    from tvbo.benchmarks.oracle_table import build_oracle_table, write_oracle_table
+
+    if horizon is not None and not horizon > 0:
+        raise ValueError(f"horizon must be > 0, got {horizon!r}")
+    bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
+                            noise_var=noise_var, benchmark_options=benchmark_options)
+    return write_oracle_table(build_oracle_table(bench), out)
 
 
 def simulate(
@@ -70,6 +102,7 @@ def simulate(
     expert_cost: float | None = None,
     expert_noise_var: float | None = None,
     progress: Callable[[float, float, int], None] | None = None,
+    oracle_table: str | Path | None = None,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
 
@@ -79,7 +112,10 @@ def simulate(
     part of R(n)); ``speed`` divides every compute time (what-if studies). ``horizon``, ``cost``
     and ``noise_var`` override the benchmark's table (``cost_table``: metronome | icml).
     ``expert_cost`` / ``expert_noise_var`` set the expert that answers side queries (SparQ-GP-UCB;
-    default: the benchmark's cost and noise). Bad input raises ``ValueError`` naming the problem.
+    default: the benchmark's cost and noise). ``oracle_table`` is a shared f*(t) table written by
+    :func:`write_oracle` / ``tvbo oracle`` for this very benchmark configuration; it replaces the
+    run's own (identical) build of the oracle grid, and a table built for anything else is
+    rejected (``ValueError`` naming the field). Bad input raises ``ValueError`` naming the problem.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -93,13 +129,16 @@ def simulate(
                             lookahead=bool(lookahead), max_iterations=max_iterations,
                             expert_cost=expert_cost, expert_noise_var=expert_noise_var)
     if isinstance(benchmark, str):
-        try:
-            bench = make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
-                                   noise_var=noise_var, **(benchmark_options or {}))
-        except TypeError as err:  # an unknown option: the message names it
-            raise ValueError(str(err)) from None
+        bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
+                                noise_var=noise_var, benchmark_options=benchmark_options)
     else:
         bench = benchmark
+    table_record = None
+    if oracle_table is not None:
+        from tvbo.benchmarks.oracle_table import load_oracle_table
+
+        header = load_oracle_table(bench, oracle_table).header
+        table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
     if isinstance(algorithm, str):
         algo = make_algorithm(algorithm, **(algorithm_options or {}))
     else:
@@ -126,6 +165,8 @@ def simulate(
         "engine": options.__dict__,
         "cost_table": cost_table,
     }
+    if table_record is not None:  # provenance; the values are those the run would have built
+        config["oracle_table"] = table_record
     ds.attrs.update(
         title=f"tvbo run: {algo.name} on {bench.name}, seed {seed}",
         Conventions="CF-1.11",

@@ -274,6 +274,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         expert_cost=args.expert_cost,
         expert_noise_var=args.expert_noise_var,
         progress=progress,
+        oracle_table=args.oracle_table,  # shared f*(t) table (tvbo oracle); None: build it
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -485,6 +486,54 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "header; repeatable)",
     )
     p.set_defaults(func=cmd_reproduce)
+# -- tvbo oracle: the shared f*(t) table (tvbo.benchmarks.oracle_table) --------------------------
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """Build one benchmark configuration's f*(t) table and write it atomically."""
+    check_name("benchmark", args.benchmark, benchmark_names())
+    from tvbo.api import write_oracle
+
+    started = time.monotonic()
+    written = write_oracle(
+        args.benchmark,
+        args.out,
+        horizon=args.horizon,
+        cost_table=args.cost_table,
+        cost=args.cost,
+        noise_var=args.noise_var,
+        benchmark_options=args.benchmark_options,
+    )
+    if not args.quiet:
+        sys.stderr.write(
+            f"{args.benchmark}: wrote oracle table {written} "
+            f"({time.monotonic() - started:.1f} s wall)\n"
+        )
+    return 0
+
+
+def _add_oracle(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "oracle",
+        help="build a benchmark's f*(t) table once, for 'tvbo run --oracle-table'",
+        description="Build the oracle's f*(t) grid (times, f*, argmax) of one benchmark "
+        "configuration and write it atomically (.npz). Give the benchmark options exactly as "
+        "to 'tvbo run': a run accepts only a table built for its configuration.",
+    )
+    p.add_argument("--benchmark", required=True, metavar="NAME", help="benchmark name")
+    p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.npz)")
+    p.add_argument(
+        "--horizon", type=positive_float, metavar="SECONDS",
+        help="virtual time horizon H (> 0; default: the benchmark's)",
+    )
+    p.add_argument("--cost-table", choices=COST_TABLES, default="metronome",
+                   help="published noise/cost table (default metronome)")
+    p.add_argument("--cost", type=nonnegative_float, metavar="SECONDS",
+                   help="override evaluation cost c")
+    p.add_argument("--noise-var", type=nonnegative_float, metavar="VAR",
+                   help="override noise variance")
+    p.add_argument("--benchmark-options", type=json_object, metavar="JSON",
+                   help="extra benchmark options")
+    p.add_argument("--quiet", action="store_true", help="no summary line on stderr")
+    p.set_defaults(func=cmd_oracle)
 
 
 # -- parser ---------------------------------------------------------------------------------------
@@ -573,6 +622,12 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         help="noise variance of the expert's answers (default: the benchmark's)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    # -- shared oracle table (see 'tvbo oracle') --
+    p.add_argument(
+        "--oracle-table", metavar="FILE",
+        help="f*(t) table written by 'tvbo oracle' for this benchmark configuration (default: "
+        "the run builds its own; a table for another configuration is an error)",
+    )
     p.set_defaults(func=cmd_run)
 
 
@@ -742,6 +797,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_theory_whatif(sub)
     _add_paper_figures(sub)
     _add_reproduce(sub)
+    _add_oracle(sub)
     return parser
 
 

@@ -18,7 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from tvbo.benchmarks.oracle import TimeGridOracle, fd_gradient, multistart, polish, sobol_points
+from tvbo.benchmarks.oracle import (
+    TimeGridOracle,
+    fd_gradient,
+    multistart,
+    newton_polish,
+    polish,
+    sobol_points,
+)
 
 #: tolerance on inputs just outside the domain (float round-off); such inputs are clipped
 _DOMAIN_TOL = 1e-9
@@ -217,6 +224,41 @@ class Benchmark(ABC):
         """Best local maximum polished from ``starts`` at time ``t``."""
         fun, grad = self._batch(t)
         X, F = polish(fun, grad, starts)
+        i = int(np.argmax(F))
+        return X[i].copy(), float(F[i])
+
+    def oracle_refine(
+        self, t: float, warm: np.ndarray, x: np.ndarray
+    ) -> tuple[np.ndarray, float] | None:
+        """f* at an off-grid query time, cheaply: the best local maximum reached from ``warm``
+        (the neighbouring grid argmaxes), the structural candidates when
+        :attr:`oracle_candidates_always`, and the query ``x``, all polished in one batched
+        :func:`~tvbo.benchmarks.oracle.newton_polish` on the analytic gradient; rows it does not
+        converge go to L-BFGS-B. None when the benchmark has no analytic gradient (the caller
+        then uses the multistart of :meth:`oracle_solve`).
+        """
+        tt = np.float64(t)
+        x = np.reshape(np.asarray(x, float), (1, self.d))
+        if self._gradient(x, tt) is None:
+            return None
+        starts = [np.reshape(warm, (-1, self.d))]
+        if self.oracle_candidates_always:
+            starts.append(self.candidate_starts(t))
+        starts.append(x)
+        S = np.vstack(starts)
+
+        def fun(X: np.ndarray) -> np.ndarray:
+            return self._evaluate(X, tt)
+
+        def grad(X: np.ndarray) -> np.ndarray:
+            return self._gradient(X, tt)
+
+        X, F, converged = newton_polish(fun, grad, S)
+        if not converged.all():
+            rest = np.flatnonzero(~converged)
+            Xr, Fr = polish(fun, grad, X[rest], refine_best=False)
+            better = Fr > F[rest]
+            X[rest[better]], F[rest[better]] = Xr[better], Fr[better]
         i = int(np.argmax(F))
         return X[i].copy(), float(F[i])
 

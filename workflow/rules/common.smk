@@ -179,17 +179,58 @@ def run_files(wildcards):
     )
 
 
+def benchmark_configuration_args(benchmark):
+    """The `tvbo run` / `tvbo oracle` flags that configure the benchmark itself (cost table,
+    horizon, cost, noise, extra options): one list for both, so a run's configuration and its
+    oracle table's can never drift apart (the run would reject the table)."""
+    args = ["--cost-table", config["cost_table"]]
+    if config["horizon"] is not None:
+        args += ["--horizon", repr(float(config["horizon"]))]
+    overrides = config["benchmark_options"].get(benchmark, {})
+    if overrides.get("cost") is not None:
+        args += ["--cost", repr(float(overrides["cost"]))]
+    if overrides.get("noise_var") is not None:
+        args += ["--noise-var", repr(float(overrides["noise_var"]))]
+    benchmark_options = dict(overrides.get("options", {}))
+    data_file = data_file_for(benchmark)
+    if data_file:
+        benchmark_options.setdefault("path", data_file[0])
+    if benchmark_options:
+        args += ["--benchmark-options", json.dumps(benchmark_options, sort_keys=True)]
+    return args
+
+
+ORACLE_PATTERN = "results/{campaign}/oracles/{benchmark}.npz"
+
+
+def oracle_table_file(wildcards):
+    """Input of a simulation: its benchmark's shared f*(t) table ([] when none is built).
+
+    One table per benchmark configuration: within a campaign a benchmark has exactly one (the
+    campaign-wide cost table and horizon plus its benchmark_options), so the benchmark name keys
+    it. Benchmarks with closed-form or data maxima skip it (NO_TABLE_NEEDED: reading a table
+    would cost more than their grid), as does every benchmark when oracle_tables is false.
+    """
+    from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
+
+    if not config["oracle_tables"] or wildcards.benchmark in NO_TABLE_NEEDED:
+        return []
+    return [ORACLE_PATTERN.format(campaign=wildcards.campaign, benchmark=wildcards.benchmark)]
+
+
+def oracle_options(wildcards):
+    """The flags of `tvbo oracle` for one benchmark configuration, shell-quoted."""
+    return shlex.join(benchmark_configuration_args(wildcards.benchmark))
+
+
 def simulate_options(wildcards):
     """The campaign-wide and per-name options of `tvbo run`, shell-quoted, as one string."""
     args = [
         "--compute", config["compute"],
         "--warmup", str(config["warmup"]),
-        "--cost-table", config["cost_table"],
         "--time-grid-step", repr(float(config["time_grid_step"])),
         "--stamp", config["stamp"],
     ]
-    if config["horizon"] is not None:
-        args += ["--horizon", repr(float(config["horizon"]))]
     if config["profile"] is not None:
         args += ["--profile", config["profile"]]
     if config["polynomial"] is not None:
@@ -202,17 +243,9 @@ def simulate_options(wildcards):
         args += ["--expert-cost", repr(float(config["expert_cost"]))]
     if config["expert_noise_var"] is not None:
         args += ["--expert-noise-var", repr(float(config["expert_noise_var"]))]
-    overrides = config["benchmark_options"].get(wildcards.benchmark, {})
-    if overrides.get("cost") is not None:
-        args += ["--cost", repr(float(overrides["cost"]))]
-    if overrides.get("noise_var") is not None:
-        args += ["--noise-var", repr(float(overrides["noise_var"]))]
-    benchmark_options = dict(overrides.get("options", {}))
-    data_file = benchmark_data_file(wildcards)
-    if data_file:
-        benchmark_options.setdefault("path", data_file[0])
-    if benchmark_options:
-        args += ["--benchmark-options", json.dumps(benchmark_options, sort_keys=True)]
+    args += benchmark_configuration_args(wildcards.benchmark)
+    for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
+        args += ["--oracle-table", table]
     algorithm_options = config["algorithm_options"].get(wildcards.algorithm)
     if algorithm_options:
         args += ["--algorithm-options", json.dumps(algorithm_options, sort_keys=True)]

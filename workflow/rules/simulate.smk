@@ -1,10 +1,13 @@
 # One simulation job per (benchmark, algorithm, seed, speed): `tvbo run` writes the run file
-# atomically, so an interrupted job never leaves a partial result for Snakemake to trust.
+# atomically, so an interrupted job never leaves a partial result for Snakemake to trust. Its
+# benchmark's shared oracle table (oracle.smk), if any, is an input and passed as --oracle-table
+# by simulate_options.
 
 
 rule simulate_run:
     input:
         data=benchmark_data_file,
+        oracle=oracle_table_file,
     output:
         run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc",
     log:
