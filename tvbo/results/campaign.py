@@ -12,8 +12,8 @@ dimension -- verified with xarray 2026.9: a 25 kB campaign became 13 MB with ``t
 2. moves global attributes that differ between runs (``config_json``, ``horizon``, ...) into
    per-run variables ``attr_<name>`` so nothing is silently dropped (attributes shared by all
    runs stay global; the list of moved ones is in the ``per_run_attributes`` attribute);
-3. gives every run every variable (algorithm-specific ``state_*`` variables are NaN elsewhere)
-   and fills the cells of the run grid that have no run with all-NaN placeholder runs
+3. gives every run every variable (algorithm-specific ``state_*`` and ``fit_*`` variables are
+   NaN elsewhere; a run without a ``fit`` dimension gets it with length 0) and fills the cells of the run grid that have no run with all-NaN placeholder runs
    (``run_present == 0``), so the grid is a full hypercube;
 4. combines with :func:`xarray.combine_nested` along the run keys *only*, ``join="outer"``
    (ragged runs are NaN-padded) and ``combine_attrs="drop_conflicts"``.
@@ -31,7 +31,7 @@ import pandas as pd
 import xarray as xr
 
 from tvbo.results.io import NETCDF_ENGINE, write_netcdf_atomic
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import FIT_DIMENSION, RUN_KEYS
 
 ATTRIBUTE_PREFIX = "attr_"
 PRESENT_VARIABLE = "run_present"
@@ -40,6 +40,11 @@ PER_RUN_ATTRIBUTES = "per_run_attributes"
 ORIGINAL_DTYPE = "original_dtype"
 
 RunKey = tuple[Hashable, ...]
+
+#: run dimensions whose length differs between runs; they get index coordinates so the outer
+#: join NaN-pads them. A run without one of them (a run file written before fit recording has no
+#: ``fit``) gets it with length 0 when another run's variable needs it.
+RAGGED_DIMENSIONS: tuple[str, ...] = ("iteration", "dim", FIT_DIMENSION)
 
 
 def _run_key(ds: xr.Dataset, path: str | Path) -> RunKey:
@@ -58,7 +63,7 @@ def _with_run_dims(ds: xr.Dataset) -> xr.Dataset:
 
     Without an index the outer join cannot align ragged runs along a dimension.
     """
-    missing_index = {d: np.arange(ds.sizes[d]) for d in ("iteration", "dim") if d in ds.dims}
+    missing_index = {d: np.arange(ds.sizes[d]) for d in RAGGED_DIMENSIONS if d in ds.dims}
     ds = ds.assign_coords({d: v for d, v in missing_index.items() if d not in ds.coords})
     updates = {}
     for name, var in ds.data_vars.items():
@@ -134,17 +139,22 @@ def _complete_variables(parts: list[xr.Dataset]) -> list[xr.Dataset]:
             templates.setdefault(name, var)
     out = []
     for ds in parts:
+        sizes = {FIT_DIMENSION: 0, **dict(ds.sizes)}
+        placeable = set(ds.dims) | {FIT_DIMENSION}
         missing = {
-            name: _blank_like(var, dict(ds.sizes))
+            name: _blank_like(var, sizes)
             for name, var in templates.items()
-            if name not in ds.data_vars and set(var.dims) <= set(ds.dims)
+            if name not in ds.data_vars and set(var.dims) <= placeable
         }
-        unplaceable = [n for n, v in templates.items() if not set(v.dims) <= set(ds.dims)]
+        unplaceable = [n for n, v in templates.items() if not set(v.dims) <= placeable]
         if unplaceable:
             raise ValueError(
                 f"run {_run_key(ds, '<run>')} lacks dimensions needed by variables {unplaceable}"
             )
-        out.append(ds.assign(missing) if missing else ds)
+        ds = ds.assign(missing) if missing else ds
+        if FIT_DIMENSION in ds.dims and FIT_DIMENSION not in ds.coords:
+            ds = ds.assign_coords({FIT_DIMENSION: np.arange(ds.sizes[FIT_DIMENSION])})
+        out.append(ds)
     return out
 
 
