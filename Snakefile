@@ -38,6 +38,8 @@ include: "workflow/rules/theory.smk"
 include: "workflow/rules/whatif.smk"
 include: "workflow/rules/theory_whatif_targets.smk"
 include: "workflow/rules/cluster.smk"
+include: "workflow/rules/fit_health.smk"
+include: "workflow/rules/fit_health_targets.smk"
 
 
 rule all:
@@ -46,4 +48,5 @@ rule all:
         paper_figure_outputs(),
         theory_targets(),
         whatif_targets(),
+        fit_health_outputs(),
     default_target: True
