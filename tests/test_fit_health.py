@@ -160,6 +160,13 @@ def test_run_files_hold_the_fits(name: str, short_runs: dict[str, xr.Dataset],
     if name in ("w-dbo", "bolt", "abo"):
         assert (ds["fit_time_unit"].values[surrogate] == "s").all()
         assert np.isfinite(ds["fit_lengthscale_time"].values[surrogate]).all()
+    if name == "bolt":  # BOLT's NNLS model of R(n) goes through the same channel
+        rt = ds["fit_source"].values == "dataset:bolt-nstar:response-time"
+        assert rt.any() and (ds["fit_mode"].values[rt] == "nnls").all()
+        for i in range(4):
+            c = ds[f"fit_response_c{i}"].values[rt]
+            assert (c >= 0).all()
+            np.testing.assert_array_equal(ds[f"fit_response_c{i}_at_lower"].values[rt], c == 0)
     if name == "r-gp-ucb":  # the forgetting rate is fitted through l_T (in steps)
         eps = ds["fit_source"].values == "dataset:periodic-reset:eps"
         assert eps.any() and (ds["fit_time_unit"].values[eps] == "step").all()
@@ -208,7 +215,9 @@ def hand_campaign(tmp_path: Path) -> xr.Dataset:
     """shekel (horizon 60 s): bolt with three l_T histories, gp_ucb with noise at its upper
     bound (seed 0), no fits (seed 1) and a run file from before fit recording (seed 2)."""
     bolt = {
-        0: [_temporal_fit(5.0) for _ in range(6)],
+        0: [_temporal_fit(5.0) for _ in range(6)]
+        + [{"source": "dataset:bolt-nstar:response-time", "mode": "nnls", "response_c0": 0.0,
+            "response_c0_at_lower": 1, "fitted": "response_c0"}],  # not a hyperparameter fit
         1: [_temporal_fit(5.0)] + [_temporal_fit(100.0) for _ in range(5)],
         2: [_temporal_fit(5.0, 1), _temporal_fit(5.0, 1), _temporal_fit(5.0),
             _temporal_fit(5.0), _temporal_fit(70.0), _temporal_fit(5.0)],

@@ -261,13 +261,20 @@ def fit_health_table(
 ) -> pd.DataFrame:
     """One row per (benchmark, algorithm, speed) with existing runs (columns: see module doc).
 
-    Shares of fits are over the fits that fitted that hyperparameter (NaN where none did);
-    ``share_any_at_bound`` is over all fits. Run shares for ``l_T`` are over runs with at least
-    one surrogate fit of ``l_T`` in seconds. ``resets_per_run`` / ``removals_per_run`` are means
+    Only fits of :data:`PARAMETERS` count (``fits``); other recorded fits (BOLT's NNLS model of
+    the response time) stay in the run file. Shares of fits are over the fits that fitted that
+    hyperparameter (NaN where none did); ``share_any_at_bound`` is over all counted fits. Run
+    shares for ``l_T`` are over runs with at least one surrogate fit of ``l_T`` in seconds.
+    ``resets_per_run`` / ``removals_per_run`` are means
     of the final ``state_resets`` / ``state_removed_total`` (NaN where the algorithm has none).
     """
     _check(campaign)
     records = fit_records(campaign)
+    if len(records):  # hyperparameter fits only (not e.g. BOLT's NNLS response-time model)
+        judged = np.zeros(len(records), bool)
+        for name in PARAMETERS:
+            judged |= _fitted(records, name).to_numpy()
+        records = records[judged]
     runs = _runs_frame(campaign)
     degenerate = degenerate_runs(records, min_streak=min_streak, min_share=min_share)
     temporal = _temporal(records)

@@ -13,8 +13,9 @@ dimension -- verified with xarray 2026.9: a 25 kB campaign became 13 MB with ``t
    per-run variables ``attr_<name>`` so nothing is silently dropped (attributes shared by all
    runs stay global; the list of moved ones is in the ``per_run_attributes`` attribute);
 3. gives every run every variable (algorithm-specific ``state_*`` and ``fit_*`` variables are
-   NaN elsewhere; a run without a ``fit`` dimension gets it with length 0) and fills the cells of the run grid that have no run with all-NaN placeholder runs
-   (``run_present == 0``), so the grid is a full hypercube;
+   NaN elsewhere; a run without a ``fit`` dimension gets it with length 0) and fills the cells
+   of the run grid that have no run with all-NaN placeholder runs (``run_present == 0``), so
+   the grid is a full hypercube;
 4. combines with :func:`xarray.combine_nested` along the run keys *only*, ``join="outer"``
    (ragged runs are NaN-padded) and ``combine_attrs="drop_conflicts"``.
 """
