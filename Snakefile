@@ -13,7 +13,8 @@
 #            snakemake --report results/report.html      (after a run)
 #   stages   data (data.smk: download + prepare real data, on demand) ->
 #            simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
-#            -> report (report.smk); helper functions live in workflow/rules/common.smk only.
+#            -> report (report.smk); fit health of every campaign (fit_health.smk); helper
+#            functions live in workflow/rules/common.smk (targets: *_targets.smk).
 
 from snakemake.utils import min_version
 

@@ -18,6 +18,11 @@ Time semantics of iteration k (DESIGN.md, "Time semantics"):
    that call's compute time (GP update, dataset cleaning) to ``t_ingested``.
 5. The response time is ``R[k] = t_decide[k+1] - t_decide[k] = t_ingested[k] - t_decide[k]``.
 
+Fit health: after every algorithm call the engine drains the hyperparameter-fit records that
+the call queued on the work counter (:meth:`~tvbo.sim.work.WorkCounter.drain_fits`) into the
+recorder, stamped with the iteration, the call and the virtual time at which the call began
+(run-file dimension ``fit``). Recording prices nothing: virtual times are unchanged.
+
 Warm-up: the first ``warmup`` queries are uniform random (no acquisition); their ingestion is
 charged like any other. The run stops at the first clock read at or after the horizon H; a query
 whose sample time would fall after H is discarded (it was never evaluated within the horizon).
