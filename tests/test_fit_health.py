@@ -184,6 +184,13 @@ def test_a_run_without_fits_has_an_empty_fit_dimension(short_runs, tmp_path: Pat
     records = fit_records(campaign)
     assert set(records["algorithm"]) == {"gp-ucb"}
     assert len(records) == short_runs["gp-ucb"].sizes["fit"]
+    # strings are int16 codes into one category list in a campaign (memory), decoded on read
+    source = campaign["fit_source"]
+    assert source.dtype.kind == "f" and "categories_json" in source.attrs
+    gp = short_runs["gp-ucb"].squeeze(["benchmark", "algorithm", "seed", "speed"])
+    assert list(records["source"]) == list(gp["fit_source"].values)
+    assert list(records["call"]) == list(gp["fit_call"].values)
+    np.testing.assert_array_equal(records["lml"], gp["fit_lml"].values)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 from tvbo.analysis.figures import TIME_LABEL, CampaignStyle, _panels
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
+from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, decode_categories
 from tvbo.results.schema import (
     FIT_DIMENSION,
     FIT_HYPERPARAMETERS,
@@ -116,7 +116,7 @@ def fit_records(campaign: xr.Dataset) -> pd.DataFrame:
     frame["horizon"] = (np.full(len(frame["fit"]), np.nan) if horizon is None
                         else horizon.transpose(*RUN_KEYS).values[index[: len(RUN_KEYS)]])
     for name in names:
-        values = campaign[name].transpose(*order).values[mask]
+        values = decode_categories(campaign[name].transpose(*order))[mask]
         if values.dtype == object:
             values = np.array(["" if v is None or (isinstance(v, float) and math.isnan(v))
                                else str(v) for v in values], dtype=object)
