@@ -231,7 +231,7 @@ class BoltNStar(DatasetPolicy):
         # fit health: the NNLS coefficients of R(n) = c0 + c1 n + c2 n^2 + c3 n^3 (a coefficient
         # at its bound 0 drops that power of n from the model of the response time)
         record: dict[str, object] = {"source": f"dataset:{self.kind}:response-time",
-                                     "mode": "nnls", "n_data": m, "time_unit": "",
+                                     "mode": "nnls", "n_data": m, "success": 1, "time_unit": "",
                                      "fitted": ",".join(f"response_c{i}" for i in range(4))}
         for i, c in enumerate(np.asarray(self.coefficients, float)):
             record[f"response_c{i}"] = float(c)
