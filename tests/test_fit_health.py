@@ -269,11 +269,17 @@ def test_degenerate_runs_say_when_a_run_got_stuck(hand_campaign: xr.Dataset) -> 
                          ("gp_ucb", 0, "noise_var", "at_upper")}
     bolt = rows[("bolt", 1, "lengthscale_time", "above_horizon")]
     assert (bolt.since_iteration, bolt.since_time, bolt.streak_fits) == (5, 20.0, 5)
+    assert (bolt.until_iteration, bolt.until_time, bolt.to_end) == (9, 60.0, 1)
     assert bolt.final_value == 100.0 and bolt.share_of_fits == pytest.approx(5 / 6)
-    # a stricter rule drops the 5-fit streak; the loosest one still ignores bolt seed 2's noise
-    # at its floor: the rule is about the END of the run, and that streak ended early
+    # a stricter rule drops the 5-fit streak; the loosest one adds bolt seed 2's episodes that
+    # ended before the run did: noise at its floor for fits 0-1, l_T above H at fit 4
     assert len(degenerate_runs(hand_campaign, min_streak=6)) == 1
-    assert len(degenerate_runs(hand_campaign, min_streak=1, min_share=0.0)) == 2
+    loose = degenerate_runs(hand_campaign, min_streak=1, min_share=0.0)
+    episodes = loose[(loose["algorithm"] == "bolt") & (loose["seed"] == 2)]
+    assert sorted(zip(episodes["parameter"], episodes["since_iteration"],
+                      episodes["until_iteration"], episodes["to_end"], strict=True)) == [
+        ("lengthscale_time", 8, 8, 0), ("noise_var", 4, 5, 0)]
+    assert len(loose) == 4
     with pytest.raises(ValueError, match="min_share"):
         degenerate_runs(hand_campaign, min_share=1.5)
 

@@ -13,7 +13,8 @@ turns those records into
   and removals per run (from ``state_resets`` / ``state_removed_total``) and the number of
   degenerate runs;
 * :func:`degenerate_runs`: one row per (run, fit source, hyperparameter) stuck at a bound, or
-  with ``l_T`` above the horizon, for the end of the run (see there for the precise rule);
+  with ``l_T`` above the horizon, for a long streak of fits (see there for the precise rule),
+  with when it started, when it ended and whether the run ever recovered;
 * :func:`lengthscale_time_figure`: fitted ``l_T`` over virtual time per run, one panel per
   benchmark, log scale, the horizon dashed, coloured by algorithm -- a bimodal algorithm shows
   as two bundles of lines.
@@ -158,12 +159,18 @@ def _flag(records: pd.DataFrame, name: str, side: str) -> pd.Series:
 # ------------------------------------------------------------------------------------------------
 # degenerate runs
 # ------------------------------------------------------------------------------------------------
-def _final_streak(flags: np.ndarray) -> int:
-    """Length of the run of True values that ends the array."""
-    if not len(flags) or not flags[-1]:
-        return 0
-    falses = np.flatnonzero(~flags)
-    return len(flags) - (int(falses[-1]) + 1 if len(falses) else 0)
+def _longest_streak(flags: np.ndarray) -> tuple[int, int]:
+    """``(start, length)`` of the longest run of True values (the latest among equals)."""
+    best = (0, 0)
+    start = None
+    for i, flag in enumerate(np.append(np.asarray(flags, bool), False)):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            if i - start >= best[1]:
+                best = (start, i - start)
+            start = None
+    return best
 
 
 def degenerate_runs(
@@ -172,29 +179,33 @@ def degenerate_runs(
     min_streak: int = MIN_STREAK,
     min_share: float = MIN_SHARE,
 ) -> pd.DataFrame:
-    """Runs whose fits ended stuck: one row per (run, fit source, hyperparameter, condition).
+    """Runs whose fits got stuck: one row per (run, fit source, hyperparameter, condition).
 
-    Rule (per run and fit source, fits in the order they ran): a condition holds for the
-    *final streak* of fits -- the last fit and every fit back to the first one where it did not
-    hold -- and that streak is at least ``max(min_streak, min_share * fits of the source)``
-    fits long. Conditions: ``at_lower`` / ``at_upper`` for each fitted hyperparameter
-    (:data:`tvbo.gp.fit.AT_BOUND_TOLERANCE`), and ``above_horizon`` for a temporal lengthscale
-    in seconds above the run's horizon (l_T beyond H models a function that never changes within
-    the run, whether or not l_T reached its bound). ``since_iteration`` / ``since_time`` are
-    those of the first fit of the streak: when the run got stuck.
+    Rule (per run and fit source, fits in the order they ran): a condition held for a streak of
+    consecutive fits at least ``max(min_streak, min_share * fits of the source)`` long (the
+    longest streak is reported). Conditions: ``at_lower`` / ``at_upper`` for each fitted
+    hyperparameter (:data:`tvbo.gp.fit.AT_BOUND_TOLERANCE`), and ``above_horizon`` for a
+    temporal lengthscale in seconds above the run's horizon (l_T beyond H models a function that
+    never changes within the run, whether or not l_T reached its bound).
+
+    Columns: ``since_iteration`` / ``since_time`` (first fit of the streak: when the run got
+    stuck), ``until_iteration`` / ``until_time`` (its last fit), ``to_end`` (1 if the streak
+    includes the run's last fit: the run never recovered), ``streak_fits``, ``share_of_fits``,
+    ``final_value`` (the parameter at the run's last fit).
     """
-    if min_streak < 1:
-        raise ValueError(f"min_streak must be >= 1, got {min_streak!r}")
+    if isinstance(min_streak, bool) or int(min_streak) != min_streak or min_streak < 1:
+        raise ValueError(f"min_streak must be an integer >= 1, got {min_streak!r}")
     if not 0.0 <= min_share <= 1.0:
         raise ValueError(f"min_share must be in [0, 1], got {min_share!r}")
     records = (fit_records(campaign_or_records) if isinstance(campaign_or_records, xr.Dataset)
                else campaign_or_records)
     columns = [*RUN_KEYS, "source", "parameter", "condition", "since_iteration", "since_time",
-               "streak_fits", "share_of_fits", "final_value"]
+               "until_iteration", "until_time", "to_end", "streak_fits", "share_of_fits",
+               "final_value"]
     rows = []
     if records.empty:
         return pd.DataFrame(columns=columns)
-    temporal_index = set(_temporal(records).index)
+    records = records.assign(_temporal=records.index.isin(_temporal(records).index))
     for key, group in records.groupby([*RUN_KEYS, "source"], sort=True):
         group = group.sort_values("fit")
         n = len(group)
@@ -206,16 +217,17 @@ def degenerate_runs(
                 continue
             for side in ("lower", "upper"):
                 checks.append((name, f"at_{side}", fitted & _flag(group, name, side).to_numpy()))
-        if group.index.isin(list(temporal_index)).any():
+        temporal = group["_temporal"].to_numpy()
+        if temporal.any():
             above = (group["lengthscale_time"].astype(float) > group["horizon"].astype(float))
-            checks.append(("lengthscale_time", "above_horizon",
-                           above.to_numpy() & group.index.isin(list(temporal_index))))
+            checks.append(("lengthscale_time", "above_horizon", above.to_numpy() & temporal))
         for name, condition, flags in checks:
-            streak = _final_streak(flags)
+            start, streak = _longest_streak(flags)
             if streak < need:
                 continue
-            first = group.iloc[n - streak]
+            first, last = group.iloc[start], group.iloc[start + streak - 1]
             rows.append([*key, name, condition, int(first["iteration"]), float(first["time"]),
+                         int(last["iteration"]), float(last["time"]), int(start + streak == n),
                          streak, streak / n, float(group.iloc[-1][name])])
     return pd.DataFrame(rows, columns=columns)
 
@@ -422,7 +434,8 @@ def write_fit_health(
         "# Fit health\n",
         "Shares of hyperparameter fits at a bound (within 1% of the log-width of the box), "
         "runs whose fitted temporal lengthscale l_T (s) ends above the horizon, and runs stuck "
-        f"at a bound for their last >= max({min_streak}, {min_share:g} x fits) fits. "
+        f"at a bound for >= max({min_streak}, {min_share:g} x fits) consecutive fits "
+        "(`to_end` = 1: until the end of the run). "
         f"Every column is in `{FIT_HEALTH_FILES['table']}`.\n",
         _markdown(table[[c for c in headline if c in table.columns]]),
         "\n## Degenerate runs\n",
