@@ -14,7 +14,8 @@
 #   stages   data (data.smk: download + prepare real data, on demand) ->
 #            oracle (oracle.smk: one f*(t) table per benchmark) ->
 #            simulate (simulate.smk) -> aggregate (aggregate.smk) -> analyze (analyze.smk)
-#            -> report (report.smk); helper functions live in workflow/rules/common.smk only.
+#            -> report (report.smk); fit health of every campaign (fit_health.smk); helper
+#            functions live in workflow/rules/common.smk (targets: *_targets.smk).
 
 from snakemake.utils import min_version
 
@@ -43,6 +44,8 @@ include: "workflow/rules/theory_whatif_targets.smk"
 include: "workflow/rules/reproduction_inputs.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/cluster.smk"
+include: "workflow/rules/fit_health.smk"
+include: "workflow/rules/fit_health_targets.smk"
 
 
 rule all:
@@ -51,4 +54,5 @@ rule all:
         paper_figure_outputs(),
         theory_targets(),
         whatif_targets(),
+        fit_health_outputs(),
     default_target: True

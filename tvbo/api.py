@@ -147,8 +147,8 @@ def simulate(
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
     recorder = engine.run()
     grid = engine.time_grid()
-    ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid)],
-                  compat="no_conflicts", join="outer")
+    ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid),
+                   recorder.fit_dataset()], compat="no_conflicts", join="outer")
 
     avg = average_regret(ds["regret"].values, ds["is_warmup"].values)
     tir = time_integrated_regret(grid, ds["regret_held"].values, engine.horizon)

@@ -534,6 +534,46 @@ def _add_oracle(sub: argparse._SubParsersAction) -> None:
                    help="extra benchmark options")
     p.add_argument("--quiet", action="store_true", help="no summary line on stderr")
     p.set_defaults(func=cmd_oracle)
+# -- fit-health (a separate block: its command and its parser) -----------------------------------
+def _unit_share(text: str) -> float:
+    """argparse type: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
+    return value
+
+
+def cmd_fit_health(args: argparse.Namespace) -> int:
+    """Write a campaign's fit-health table (CSV + Markdown), degenerate runs and l_T figure."""
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.fit_health import write_fit_health
+
+    for path in write_fit_health(campaign, Path(args.outdir), min_streak=args.min_streak,
+                                 min_share=args.min_share, dpi=args.dpi):
+        print(path)
+    return 0
+
+
+def _add_fit_health(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "fit-health",
+        help="write a campaign's fit-health table, degenerate runs and l_T figure",
+        description="Shares of hyperparameter fits at a bound per algorithm and benchmark, runs "
+        "whose temporal lengthscale ends above the horizon, runs stuck at a bound, and the "
+        "fitted l_T over virtual time per run (fit_health.csv, fit_health.md, "
+        "degenerate_runs.csv, lengthscale_time.png).",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument("--min-streak", type=positive_int, default=5, metavar="FITS",
+                   help="a run is degenerate when its last >= FITS fits (default 5) ...")
+    p.add_argument("--min-share", type=_unit_share, default=0.25, metavar="SHARE",
+                   help="... and >= SHARE of its fits (default 0.25) are stuck")
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_fit_health)
 
 
 # -- parser ---------------------------------------------------------------------------------------
@@ -798,6 +838,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paper_figures(sub)
     _add_reproduce(sub)
     _add_oracle(sub)
+    _add_fit_health(sub)
     return parser
 
 

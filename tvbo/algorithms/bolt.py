@@ -228,6 +228,15 @@ class BoltNStar(DatasetPolicy):
         self.coefficients = fit_response_time(self.sizes, self.times)
         self.work.call(1)
         self.work.flops(128.0 * m)  # Lawson-Hanson: a few QR solves of an m x 4 system
+        # fit health: the NNLS coefficients of R(n) = c0 + c1 n + c2 n^2 + c3 n^3 (a coefficient
+        # at its bound 0 drops that power of n from the model of the response time)
+        record: dict[str, object] = {"source": f"dataset:{self.kind}:response-time",
+                                     "mode": "nnls", "n_data": m, "success": 1, "time_unit": "",
+                                     "fitted": ",".join(f"response_c{i}" for i in range(4))}
+        for i, c in enumerate(np.asarray(self.coefficients, float)):
+            record[f"response_c{i}"] = float(c)
+            record[f"response_c{i}_at_lower"] = int(c == 0.0)
+        self.work.record_fit(record)
 
     # -- n* ----------------------------------------------------------------------------------------
     def _compute_nstar(self) -> None:

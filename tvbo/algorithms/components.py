@@ -33,7 +33,7 @@ import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
 from tvbo.gp.exact import ExactGP, Prediction
-from tvbo.gp.fit import LogNormalPrior, fit_hyperparameters
+from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
 from tvbo.sim.work import WorkCounter
 
@@ -249,8 +249,13 @@ class GPSurrogate(Surrogate):
         elapsed = 0.0 if self._t_first is None else self.algorithm.clock() - self._t_first
         result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
                                      n_restarts=self.fit_restarts, rng=self.algorithm.rng,
-                                     prior=self._prior_for(elapsed))
+                                     prior=self._prior_for(elapsed),
+                                     source=f"surrogate:{self.kind}")
         self.last_fit_evals = result.n_evals
+        self.annotate_fit(result)
+
+    def annotate_fit(self, result: FitResult) -> None:
+        """Hook: add surrogate-specific fields to the fit-health record (``result.record``)."""
 
     def predict(self, X, t, *, grad=False, include_noise=False) -> Prediction:
         return self.gp.predict(X, t, grad=grad, include_noise=include_noise)

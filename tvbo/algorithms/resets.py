@@ -23,7 +23,7 @@ import numpy as np
 
 from tvbo.algorithms.components import DatasetPolicy, GPSurrogate, register_component
 from tvbo.algorithms.presets import register_preset
-from tvbo.algorithms.tvgp import EPS_BOUNDS, eps_lengthscale_bounds
+from tvbo.algorithms.tvgp import EPS_BOUNDS, annotate_forgetting_rate, eps_lengthscale_bounds
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
@@ -191,9 +191,13 @@ class PeriodicReset(_ResetPolicy):
         gp = ExactGP(kernel, start, standardize=surrogate.standardize, work=self.work)
         gp.set_data(surrogate.X, np.arange(n, dtype=float), surrogate.y)
         bounds = replace(surrogate.bounds, lengthscale_time=self.l_bounds)
-        result = fit_hyperparameters(gp, bounds, max_iter=self.fit_max_iter)
+        result = fit_hyperparameters(
+            gp, bounds, max_iter=self.fit_max_iter, source=f"dataset:{self.kind}:eps"
+        )
         self._lengthscale_time = float(result.hyperparameters.lengthscale_time)
-        return -math.expm1(-2.0 / self._lengthscale_time)
+        eps = -math.expm1(-2.0 / self._lengthscale_time)
+        annotate_forgetting_rate(result, eps, time_unit="step")
+        return eps
 
     def current_period(self) -> int:
         """N in force: the fixed ``N`` or N(eps) for the current eps."""

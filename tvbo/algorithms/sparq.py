@@ -551,7 +551,7 @@ class SparQGPUCB(Algorithm):
             )
         gp.set_data(X, None, (y - mean) / std)
         fit = dict(max_iter=self.opts["fit_max_iter"], rng=self.rng, fit_noise=fixed is None)
-        warm = fit_hyperparameters(gp, self.bounds, **fit)
+        warm = fit_hyperparameters(gp, self.bounds, source="sparq:warm", **fit)
         if self.opts["fit_cold_start"]:
             # a second start from ``initial`` (see the class docstring: escapes the local optimum
             # "everything is noise" that a warm start never leaves)
@@ -559,10 +559,18 @@ class SparQGPUCB(Algorithm):
             if fixed is not None:
                 init["noise_var"] = float(fixed) / std**2
             cold = fit_hyperparameters(
-                gp, self.bounds, init=Hyperparameters(lengthscale_time=None, **init), **fit
+                gp,
+                self.bounds,
+                init=Hyperparameters(lengthscale_time=None, **init),
+                source="sparq:cold",
+                **fit,
             )
             if not cold.lml > warm.lml:
                 gp.set_hyperparameters(warm.hyperparameters)
+            # fit health: which of the two fits is in force
+            for result, kept in ((warm, not cold.lml > warm.lml), (cold, cold.lml > warm.lml)):
+                if result.record is not None:
+                    result.record["kept"] = int(kept)
             self._stats["cold_start_won"] = float(cold.lml > warm.lml)
         self.hp = gp.hyperparameters
 

@@ -24,6 +24,7 @@ import numpy as np
 from tvbo.algorithms.components import GPSurrogate, register_component
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
+from tvbo.gp.fit import FitResult
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm
@@ -51,6 +52,21 @@ def lengthscale_to_eps(lengthscale: float) -> float:
     if not (math.isfinite(lengthscale) and lengthscale > 0):
         raise ValueError(f"lengthscale must be a finite number > 0, got {lengthscale!r}")
     return -math.expm1(-2.0 / lengthscale)
+
+
+def annotate_forgetting_rate(result: FitResult, eps: float, *, time_unit: str) -> None:
+    """Add the forgetting rate fitted through ``l_T`` to a fit-health record.
+
+    ``eps = 1 - exp(-2 / l_T)`` decreases in ``l_T``, so eps is at its LOWER bound exactly when
+    ``l_T`` is at its upper one (and vice versa); ``time_unit`` says what ``l_T`` counts.
+    """
+    record = result.record
+    if record is None:
+        return
+    record["epsilon"] = float(eps)
+    record["epsilon_at_lower"] = int(record.get("lengthscale_time_at_upper", 0))
+    record["epsilon_at_upper"] = int(record.get("lengthscale_time_at_lower", 0))
+    record["time_unit"] = time_unit
 
 
 def check_eps_bounds(eps_bounds: Sequence[float]) -> tuple[float, float]:
@@ -194,6 +210,14 @@ class TVGPSurrogate(GPSurrogate):
 
     def predict(self, X, t, *, grad=False, include_noise=False) -> Prediction:
         return self.gp.predict(X, self.model_time(t), grad=grad, include_noise=include_noise)
+
+    def annotate_fit(self, result: FitResult) -> None:
+        """Fit health: the forgetting rate, and l_T counted in steps on the index axis."""
+        annotate_forgetting_rate(
+            result,
+            lengthscale_to_eps(result.hyperparameters.lengthscale_time),
+            time_unit="step" if self.time_axis == "index" else "s",
+        )
 
     @property
     def forgetting_rate(self) -> float:

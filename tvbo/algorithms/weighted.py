@@ -365,6 +365,7 @@ class WeightedGPSurrogate(Surrogate):
             max_iter=self.fit_max_iter,
             n_restarts=self.fit_restarts,
             rng=self.algorithm.rng,
+            source=f"surrogate:{self.kind}",
         )
         hp = self.gp.hyperparameters
         if hp != self.hp:

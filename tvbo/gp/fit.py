@@ -18,6 +18,12 @@ degenerate (noise -> 0 interpolation, tiny lengthscales), without biasing large-
 
 One evaluation costs one Cholesky (n^3/3), one inverse (~n^3) and a few n^2 elementwise sums.
 The distance matrices do not depend on the hyperparameters and are computed once per fit.
+
+Fit health: every fit that returns a :class:`FitResult` also reports one flat record to
+``gp.work.record_fit`` (:func:`_report`, the single exit point of :func:`fit_hyperparameters`):
+the fitted values, for each whether it sits at its lower/upper bound (:func:`at_bounds`), the
+LML (and log posterior with a prior), the fit mode and the caller-named ``source``. The engine
+stores the records on the run file's ``fit`` dimension, so degenerate fits stay visible.
 """
 
 from __future__ import annotations
@@ -53,6 +59,16 @@ _LOG_2PI = math.log(2.0 * math.pi)
 #: keeps warm-started refits after a single append down to a handful of evaluations.
 FTOL = 1e-7
 GTOL = 1e-3
+
+#: A fitted value counts as AT a bound when ``|log h - log bound| <= AT_BOUND_TOLERANCE * (log hi
+#: - log lo)``: 1% of the log-width of its box. Relative to the width (not an absolute 1% in h)
+#: because the boxes span 2.6 to 6 decades, and because L-BFGS-B stopped by ``GTOL`` on a flat
+#: likelihood ends NEAR a bound rather than on it; for the default l_T box [1, 1e4] s this is
+#: l_T >= 9.1e3 s or <= 1.097 s. A box with ``lo == hi`` is a fixed value, never "at" a bound.
+AT_BOUND_TOLERANCE = 0.01
+
+#: name recorded as ``fit_mode`` for the bounded L-BFGS-B type-II ML / MAP-II fit of this module
+DEFAULT_MODE = "lbfgsb"
 
 
 @dataclass(frozen=True)
@@ -270,6 +286,88 @@ class FitResult:
     success: bool
     message: str
     jitter_events: int = 0
+    #: fitted hyperparameters at their lower / upper bound (see :data:`AT_BOUND_TOLERANCE`)
+    at_lower: tuple[str, ...] = ()
+    at_upper: tuple[str, ...] = ()
+    #: the fit-health record queued on ``gp.work`` (the same dict; a caller may add
+    #: algorithm-specific fields, e.g. a forgetting rate, before the engine drains it)
+    record: dict[str, object] | None = None
+
+
+def at_bounds(
+    value: float, bound: tuple[float, float], tolerance: float = AT_BOUND_TOLERANCE
+) -> tuple[bool, bool]:
+    """``(at_lower, at_upper)`` of a positive ``value`` in the box ``bound = (lo, hi)``.
+
+    At a bound: ``|log value - log bound| <= tolerance * (log hi - log lo)``. A degenerate box
+    (``lo == hi``) fixes the value, so neither flag is set.
+    """
+    lo, hi = (math.log(float(b)) for b in bound)
+    if not hi > lo or not (math.isfinite(value) and value > 0):
+        return False, False
+    slack = tolerance * (hi - lo)
+    v = math.log(float(value))
+    return v - lo <= slack, hi - v <= slack
+
+
+def _report(
+    gp: ExactGP,
+    result: FitResult,
+    objective: LMLObjective,
+    bounds: HyperparameterBounds,
+    *,
+    mode: str,
+    source: str,
+) -> FitResult:
+    """Attach bound flags and a fit-health record to ``result`` and queue it on ``gp.work``.
+
+    The record is flat (``{field: scalar}``): ``source``, ``mode``, ``n_data``, ``n_evals``,
+    ``success``, ``jitter_events``, ``lml`` (the log marginal likelihood alone),
+    ``log_posterior`` (LML + log prior; NaN without a prior), ``fitted`` (comma-separated names
+    of the fitted hyperparameters), ``time_unit`` (``"s"`` for a temporal kernel, else ``""``;
+    callers whose time axis counts steps overwrite it) and, for every hyperparameter, its value
+    and ``<name>_at_lower`` / ``<name>_at_upper`` (0 for a parameter that was held fixed).
+    Nothing here reports work, so recording never changes a virtual time.
+    """
+    hp = result.hyperparameters
+    fitted = set(objective.names)
+    lower, upper = [], []
+    record: dict[str, object] = {
+        "source": str(source),
+        "mode": str(mode),
+        "n_data": int(gp.n),
+        "n_evals": int(result.n_evals),
+        "success": int(bool(result.success)),
+        "jitter_events": int(result.jitter_events),
+    }
+    for name in _HYPERPARAMETERS:
+        value = getattr(hp, name)
+        value = math.nan if value is None else float(value)
+        lo_hit, hi_hit = at_bounds(value, getattr(bounds, name)) if name in fitted else (0, 0)
+        record[name] = value
+        record[f"{name}_at_lower"] = int(lo_hit)
+        record[f"{name}_at_upper"] = int(hi_hit)
+        if lo_hit:
+            lower.append(name)
+        if hi_hit:
+            upper.append(name)
+    log_posterior = float(result.lml)
+    lml = log_posterior
+    if objective.prior is not None:
+        if math.isfinite(log_posterior):
+            log_prior, _ = objective.prior.log_density_and_grad(
+                objective.names, objective.to_theta(hp)
+            )
+            lml = log_posterior - log_prior
+    else:
+        log_posterior = math.nan
+    record["lml"] = lml
+    record["log_posterior"] = log_posterior
+    record["fitted"] = ",".join(objective.names)
+    record["time_unit"] = "s" if gp.kernel.has_time else ""
+    gp.work.record_fit(record)
+    result.at_lower, result.at_upper, result.record = tuple(lower), tuple(upper), record
+    return result
 
 
 def fit_hyperparameters(
@@ -283,6 +381,7 @@ def fit_hyperparameters(
     fit_noise: bool = True,
     escape_bounds: bool = True,
     prior: LogNormalPrior | None = None,
+    source: str = "",
 ) -> FitResult:
     """Maximise the LML of ``gp``'s data and install the optimum with ``gp.set_hyperparameters``.
 
@@ -305,7 +404,12 @@ def fit_hyperparameters(
     ``prior``: a :class:`LogNormalPrior`; the fit is then MAP-II and ``FitResult.lml`` is the
     maximised log posterior (LML + log prior, up to the prior's constant). ``None`` (default) is
     plain maximum likelihood.
+
+    ``source``: who fitted (e.g. ``"surrogate:gp"``), copied into the fit-health record that
+    every returned result (except the no-data one: nothing was fitted) queues on ``gp.work``;
+    ``FitResult.at_lower`` / ``at_upper`` name the hyperparameters found at a bound.
     """
+    mode = DEFAULT_MODE
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
     if n_restarts < 0:
@@ -381,7 +485,7 @@ def fit_hyperparameters(
                 )
         gp.jitter_events += objective.jitter_events
         if objective.best_theta is None:
-            return FitResult(
+            failed = FitResult(
                 start,
                 -math.inf,
                 objective.n_evals,
@@ -389,11 +493,12 @@ def fit_hyperparameters(
                 "every evaluation failed to factorise; hyperparameters left unchanged",
                 objective.jitter_events,
             )
+            return _report(gp, failed, objective, bounds, mode=mode, source=source)
         best = objective.to_hyperparameters(np.clip(objective.best_theta, lo, hi))
         gp.set_hyperparameters(best)
         success = any(bool(res.success) for res in runs)
         message = "; ".join(str(res.message) for res in runs)
-        return FitResult(
+        fitted = FitResult(
             best,
             float(objective.best_lml),
             objective.n_evals,
@@ -401,3 +506,4 @@ def fit_hyperparameters(
             message,
             objective.jitter_events,
         )
+        return _report(gp, fitted, objective, bounds, mode=mode, source=source)

@@ -12,9 +12,11 @@ dimension -- verified with xarray 2026.9: a 25 kB campaign became 13 MB with ``t
 2. moves global attributes that differ between runs (``config_json``, ``horizon``, ...) into
    per-run variables ``attr_<name>`` so nothing is silently dropped (attributes shared by all
    runs stay global; the list of moved ones is in the ``per_run_attributes`` attribute);
-3. gives every run every variable (algorithm-specific ``state_*`` variables are NaN elsewhere)
-   and fills the cells of the run grid that have no run with all-NaN placeholder runs
-   (``run_present == 0``), so the grid is a full hypercube;
+3. gives every run every variable (algorithm-specific ``state_*`` and ``fit_*`` variables are
+   NaN elsewhere; a run without a ``fit`` dimension gets it with length 0) and fills the cells
+   of the run grid that have no run with all-NaN placeholder runs (``run_present == 0``), so
+   the grid is a full hypercube; string ``fit_*`` variables become int16 codes into one
+   category list per variable (attribute ``categories_json``; :func:`decode_categories`);
 4. combines with :func:`xarray.combine_nested` along the run keys *only*, ``join="outer"``
    (ragged runs are NaN-padded) and ``combine_attrs="drop_conflicts"``.
 """
@@ -31,16 +33,23 @@ import pandas as pd
 import xarray as xr
 
 from tvbo.results.io import NETCDF_ENGINE, write_netcdf_atomic
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import FIT_DIMENSION, FIT_PREFIX, RUN_KEYS
 from tvbo.results.validate import MIXED_ALLOWED_ATTRIBUTE, load_runs, parse_allow_mixed
 
 ATTRIBUTE_PREFIX = "attr_"
 PRESENT_VARIABLE = "run_present"
 PER_RUN_ATTRIBUTES = "per_run_attributes"
+#: variable attribute of a string fit variable stored as codes: the JSON list of its values
+CATEGORIES = "categories_json"
 #: variable attribute recording the integer dtype a variable had before NaN padding made it float
 ORIGINAL_DTYPE = "original_dtype"
 
 RunKey = tuple[Hashable, ...]
+
+#: run dimensions whose length differs between runs; they get index coordinates so the outer
+#: join NaN-pads them. A run without one of them (a run file written before fit recording has no
+#: ``fit``) gets it with length 0 when another run's variable needs it.
+RAGGED_DIMENSIONS: tuple[str, ...] = ("iteration", "dim", FIT_DIMENSION)
 
 
 def _run_key(ds: xr.Dataset, path: str | Path) -> RunKey:
@@ -59,7 +68,7 @@ def _with_run_dims(ds: xr.Dataset) -> xr.Dataset:
 
     Without an index the outer join cannot align ragged runs along a dimension.
     """
-    missing_index = {d: np.arange(ds.sizes[d]) for d in ("iteration", "dim") if d in ds.dims}
+    missing_index = {d: np.arange(ds.sizes[d]) for d in RAGGED_DIMENSIONS if d in ds.dims}
     ds = ds.assign_coords({d: v for d, v in missing_index.items() if d not in ds.coords})
     updates = {}
     for name, var in ds.data_vars.items():
@@ -135,18 +144,69 @@ def _complete_variables(parts: list[xr.Dataset]) -> list[xr.Dataset]:
             templates.setdefault(name, var)
     out = []
     for ds in parts:
+        sizes = {FIT_DIMENSION: 0, **dict(ds.sizes)}
+        placeable = set(ds.dims) | {FIT_DIMENSION}
         missing = {
-            name: _blank_like(var, dict(ds.sizes))
+            name: _blank_like(var, sizes)
             for name, var in templates.items()
-            if name not in ds.data_vars and set(var.dims) <= set(ds.dims)
+            if name not in ds.data_vars and set(var.dims) <= placeable
         }
-        unplaceable = [n for n, v in templates.items() if not set(v.dims) <= set(ds.dims)]
+        unplaceable = [n for n, v in templates.items() if not set(v.dims) <= placeable]
         if unplaceable:
             raise ValueError(
                 f"run {_run_key(ds, '<run>')} lacks dimensions needed by variables {unplaceable}"
             )
-        out.append(ds.assign(missing) if missing else ds)
+        ds = ds.assign(missing) if missing else ds
+        if FIT_DIMENSION in ds.dims and FIT_DIMENSION not in ds.coords:
+            ds = ds.assign_coords({FIT_DIMENSION: np.arange(ds.sizes[FIT_DIMENSION])})
+        out.append(ds)
     return out
+
+
+def _encode_fit_strings(parts: list[xr.Dataset]) -> list[xr.Dataset]:
+    """String ``fit_*`` variables as int16 codes into one campaign-wide category list.
+
+    A campaign holds one entry per fit of every run, padded to the longest run: as Python
+    strings (``fit_source``, ``fit_mode``, ...) that is one object per cell, several times the
+    memory of a number. Codes index the JSON list in the attribute :data:`CATEGORIES`; -1 (and
+    NaN after padding) is "no value". :func:`decode_categories` turns them back into strings.
+    """
+    names = sorted({
+        n for ds in parts for n, v in ds.data_vars.items()
+        if str(n).startswith(FIT_PREFIX) and FIT_DIMENSION in v.dims and v.dtype.kind in "OUS"
+    })
+    if not names:
+        return parts
+    categories = {
+        n: sorted({str(v) for ds in parts if n in ds for v in np.ravel(ds[n].values)
+                   if isinstance(v, str) and v} )
+        for n in names
+    }
+    out = []
+    for ds in parts:
+        updates = {}
+        for n in names:
+            if n not in ds:
+                continue
+            lookup = {c: i for i, c in enumerate(categories[n])}
+            values = ds[n].values
+            codes = np.array([lookup.get(v, -1) if isinstance(v, str) else -1
+                              for v in np.ravel(values)], np.int16).reshape(values.shape)
+            attrs = {**ds[n].attrs, CATEGORIES: json.dumps(categories[n])}
+            updates[n] = xr.DataArray(codes, dims=ds[n].dims, attrs=attrs)
+        out.append(ds.assign(updates))
+    return out
+
+
+def decode_categories(var: xr.DataArray) -> np.ndarray:
+    """The strings of a variable coded by :func:`merge_runs` ("" for a missing value); other
+    variables are returned as they are (``.values``)."""
+    if CATEGORIES not in var.attrs:
+        return var.values
+    categories = np.array(["", *json.loads(var.attrs[CATEGORIES])], dtype=object)
+    codes = np.asarray(var.values, float)
+    index = np.where(np.isfinite(codes), codes, -1).astype(np.int64) + 1
+    return categories[index]
 
 
 def _placeholder(template: xr.Dataset, key: RunKey) -> xr.Dataset:
@@ -199,6 +259,7 @@ def merge_runs(paths: Sequence[str | Path], allow_mixed: Sequence[str] = ()) -> 
         for ds in parts
     ]
     parts = _complete_variables(parts)
+    parts = _encode_fit_strings(parts)
     integer_dtypes = {
         name: str(var.dtype)
         for ds in parts

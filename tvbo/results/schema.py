@@ -12,6 +12,11 @@ A run file is an :class:`xarray.Dataset` with
 
 Algorithm state (hyperparameters, n*, resets, ...) is stored as ``state_<name>`` along
 ``iteration``; per-phase compute time as ``compute_<phase>`` along ``iteration``.
+
+Fit health: dimension ``fit`` has one entry per hyperparameter fit of the run, in the order the
+fits ran (length 0 for an algorithm that fits nothing, e.g. BOKE or PE-GP-UCB); its variables
+are :data:`FIT_VARIABLES` plus algorithm-specific ``fit_<name>`` (``fit_epsilon``, ``fit_kept``,
+...). Run files written before fit recording have no ``fit`` dimension; campaign merging pads it.
 """
 
 from __future__ import annotations
@@ -41,6 +46,40 @@ TIME_VARIABLES: dict[str, tuple[tuple[str, ...], str, str]] = {
     "f_held": (("time",), "1", "objective at the configuration in force (last sampled query)"),
     "regret_held": (("time",), "1", "f_star_grid - f_held: regret of the configuration in force"),
     "dataset_size_held": (("time",), "1", "dataset size in force on the time grid"),
+}
+
+FIT_DIMENSION = "fit"
+FIT_PREFIX = "fit_"
+
+#: the fitted hyperparameters every fit record carries (value, ``_at_lower``, ``_at_upper``)
+FIT_HYPERPARAMETERS: tuple[str, ...] = (
+    "signal_var", "lengthscale_space", "lengthscale_time", "noise_var",
+)
+
+#: name -> (dims, kind, units, long name); kind is int | float | flag (int8 0/1) | str
+FIT_VARIABLES: dict[str, tuple[tuple[str, ...], str, str, str]] = {
+    "fit_iteration": (("fit",), "int", "1", "iteration whose algorithm call ran the fit"),
+    "fit_time": (("fit",), "float", "s", "virtual time at which that call began"),
+    "fit_call": (("fit",), "str", "1", "call that ran the fit: setup|side|propose|ingest"),
+    "fit_source": (("fit",), "str", "1", "component that fitted, e.g. surrogate:gp"),
+    "fit_mode": (("fit",), "str", "1", "fit mode (optimiser / objective)"),
+    "fit_n_data": (("fit",), "int", "1", "observations the fit saw"),
+    "fit_n_evals": (("fit",), "int", "1", "objective evaluations of the fit"),
+    "fit_success": (("fit",), "flag", "1", "1 if an optimiser run reported convergence"),
+    "fit_jitter_events": (("fit",), "int", "1", "jitter escalations during the fit"),
+    "fit_lml": (("fit",), "float", "1", "log marginal likelihood of the fit (standardised y)"),
+    "fit_log_posterior": (("fit",), "float", "1", "LML + log prior (NaN: no prior)"),
+    "fit_fitted": (("fit",), "str", "1", "comma-separated names of the fitted hyperparameters"),
+    "fit_time_unit": (("fit",), "str", "1", "unit of fit_lengthscale_time: s, step or '' (none)"),
+    **{
+        f"fit_{name}{suffix}": (("fit",), kind, "1", f"{what} {name}")
+        for name in FIT_HYPERPARAMETERS
+        for suffix, kind, what in (
+            ("", "float", "fitted"),
+            ("_at_lower", "flag", "1 if at its lower bound:"),
+            ("_at_upper", "flag", "1 if at its upper bound:"),
+        )
+    },
 }
 
 #: global attributes of every run file

@@ -60,7 +60,7 @@ def measurements(sizes: Sequence[int] = (32, 64, 128, 256), repeats: int = 3, d:
         gp.set_data(X, T, y)
 
         def fit(gp=gp, hp=hp):
-            fit_hyperparameters(gp, init=hp, max_iter=15)
+            fit_hyperparameters(gp, init=hp, max_iter=15, source="calibrate")
 
         def factor(gp=gp, X=X, T=T, y=y):
             gp.set_data(X, T, y)

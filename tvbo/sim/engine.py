@@ -18,6 +18,11 @@ Time semantics of iteration k (DESIGN.md, "Time semantics"):
    that call's compute time (GP update, dataset cleaning) to ``t_ingested``.
 5. The response time is ``R[k] = t_decide[k+1] - t_decide[k] = t_ingested[k] - t_decide[k]``.
 
+Fit health: after every algorithm call the engine drains the hyperparameter-fit records that
+the call queued on the work counter (:meth:`~tvbo.sim.work.WorkCounter.drain_fits`) into the
+recorder, stamped with the iteration, the call and the virtual time at which the call began
+(run-file dimension ``fit``). Recording prices nothing: virtual times are unchanged.
+
 Warm-up: the first ``warmup`` queries are uniform random (no acquisition); their ingestion is
 charged like any other. The run stops at the first clock read at or after the horizon H; a query
 whose sample time would fall after H is discarded (it was never evaluated within the horizon).
@@ -179,12 +184,13 @@ class Engine:
                 side_charges: dict[str, float] = {}
                 n_expert, expert_time = 0, 0.0
             else:
-                n_expert, expert_time = yield from self._ask_expert(algo, t_decide)
+                n_expert, expert_time = yield from self._ask_expert(algo, t_decide, k)
                 self.work.clear()  # the side phase is priced; propose starts from zero
                 t_decide_query = env.now
                 t_query = t_decide_query + (last_propose if opts.lookahead else 0.0)
                 with self.work.phase("acquisition"):
                     proposal = algo.propose(t_query)
+                self._drain_fits(k, "propose", t_decide_query)
                 wait_until = proposal.at if isinstance(proposal, Query) else None
                 x = np.asarray(getattr(proposal, "x", proposal), float).reshape(self.benchmark.d)
                 propose_charges = self._charge("propose", "acquisition", warm)
@@ -207,6 +213,7 @@ class Engine:
             stamp = t_sample if opts.stamp == "sample" else t_decide
             with self.work.phase("update"):
                 algo.ingest(x, stamp, y, now=t_available, warmup=warm)
+            self._drain_fits(k, "ingest", t_available)
             ingest_charges = self._charge("ingest", "update", warm)
             yield env.timeout(sum(ingest_charges.values()))
             t_ingested = env.now
@@ -237,13 +244,26 @@ class Engine:
             if self.progress is not None:
                 self.progress(env.now, self.horizon, k)
 
-    def _ask_expert(self, algo: Algorithm, t_decide: float):
+    def _drain_fits(self, iteration: int, call: str, now: float) -> None:
+        """Move the hyperparameter-fit records of the call that just returned to the recorder.
+
+        Each is stamped with the iteration, the call (``side`` | ``propose`` | ``ingest``) and
+        the virtual time at which that call began: the fit saw the data held then, and its
+        result is in force from the end of the call. Records of a proposal discarded at the
+        horizon keep ``iteration == n_iterations``.
+        """
+        fits = self.work.drain_fits()
+        if fits:
+            self.recorder.add_fits(fits, iteration=iteration, call=call, time=now)
+
+    def _ask_expert(self, algo: Algorithm, t_decide: float, iteration: int = 0):
         """Side queries of this iteration: the algorithm's choice (charged to phase ``side``),
         then one expert answer per point, each occupying the expert for ``expert_cost`` s."""
         env = self.env
         self.work.clear()
         with self.work.phase("side"):
             points = algo.side_queries(t_decide)
+        self._drain_fits(iteration, "side", t_decide)
         self._side_charges = self._charge("side", "side", False)
         yield env.timeout(sum(self._side_charges.values()))
         if points is None or len(points) == 0:
@@ -265,8 +285,10 @@ class Engine:
                 yield env.timeout(self.expert_cost)
         if answers:
             self.work.clear()
+            side_start = env.now
             with self.work.phase("side"):
                 algo.ingest_side(points[: len(answers)], np.asarray(times), np.asarray(answers))
+            self._drain_fits(iteration, "side", side_start)
             more = self._charge("side", "side", False)
             self._side_charges = {p: self._side_charges.get(p, 0.0) + more.get(p, 0.0)
                                   for p in set(self._side_charges) | set(more)}
@@ -277,6 +299,7 @@ class Engine:
         """Simulate until the horizon; returns the filled recorder."""
         self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
                              clock=lambda: self.env.now)
+        self._drain_fits(0, "setup", self.env.now)
         process = self.env.process(self._process())
         self.env.run(until=process)
         return self.recorder

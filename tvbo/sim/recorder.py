@@ -12,6 +12,9 @@ import xarray as xr
 
 from tvbo.results.schema import (
     COMPUTE_PREFIX,
+    FIT_DIMENSION,
+    FIT_PREFIX,
+    FIT_VARIABLES,
     ITERATION_VARIABLES,
     STATE_PREFIX,
     TIME_VARIABLES,
@@ -33,6 +36,8 @@ class Recorder:
         self.state: list[dict[str, float]] = []
         self.expert_queries: list[int] = []
         self.expert_time: list[float] = []
+        #: hyperparameter-fit records (flat dicts), stamped with iteration, call and time
+        self.fits: list[dict[str, object]] = []
 
     def add(self, *, x: np.ndarray, is_warmup: bool, dataset_size: int,
             compute: Mapping[str, float], state: Mapping[str, float], expert_queries: int = 0,
@@ -46,6 +51,13 @@ class Recorder:
         self.state.append({k: float(v) for k, v in state.items()})
         self.expert_queries.append(int(expert_queries))
         self.expert_time.append(float(expert_time))
+
+    def add_fits(self, records: list[dict[str, object]], *, iteration: int, call: str,
+                 time: float) -> None:
+        """Keep the fit records of one algorithm call (see :meth:`fit_dataset`)."""
+        for record in records:
+            self.fits.append({**record, "iteration": int(iteration), "call": str(call),
+                              "time": float(time)})
 
     def __len__(self) -> int:
         return len(self.x)
@@ -84,6 +96,59 @@ class Recorder:
                                       f"'{name[len(COMPUTE_PREFIX):]}'")
             elif name.startswith(STATE_PREFIX):
                 ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
+        return ds
+
+    def fit_dataset(self) -> xr.Dataset:
+        """Variables along ``fit``: one entry per hyperparameter fit, in the order they ran.
+
+        Every field of the records becomes ``fit_<field>``; the fields of
+        :data:`~tvbo.results.schema.FIT_VARIABLES` always exist (length 0 without fits), others
+        (algorithm-specific, e.g. ``fit_epsilon``) only when some record has them. A field a
+        record lacks is NaN (numbers), "" (strings) or 0 (``*_at_lower``/``*_at_upper`` flags).
+        A field holding a 1-d array (per-dimension lengthscales) is laid out along ``(fit, dim)``.
+        """
+        n = len(self.fits)
+        core = [name[len(FIT_PREFIX):] for name in FIT_VARIABLES]
+        fields = list(core)
+        for record in self.fits:
+            fields += [k for k in record if k not in fields]
+        data: dict[str, tuple] = {}
+        for field in fields:
+            values = [record.get(field) for record in self.fits]
+            present = [v for v in values if v is not None]
+            spec = FIT_VARIABLES.get(FIT_PREFIX + field)
+            kind = spec[1] if spec else None
+            if kind is None:
+                if present and all(isinstance(v, str) for v in present):
+                    kind = "str"
+                elif field.endswith(("_at_lower", "_at_upper")):
+                    kind = "flag"
+                elif present and all(isinstance(v, int | np.integer) for v in present) and \
+                        len(present) == n:
+                    kind = "int"
+                else:
+                    kind = "float"
+            if any(np.ndim(v) > 0 for v in present):
+                data[FIT_PREFIX + field] = ((FIT_DIMENSION, "dim"), np.array(
+                    [np.broadcast_to(np.nan if v is None else np.asarray(v, float), (self.d,))
+                     for v in values], float).reshape(n, self.d))
+                continue
+            if kind == "str":
+                array = np.array(["" if v is None else str(v) for v in values], dtype=str)
+            elif kind == "flag":
+                array = np.array([0 if v is None else int(v) for v in values], np.int8)
+            elif kind == "int" and len(present) == n:
+                array = np.array(values, np.int64)
+            else:
+                array = np.array([np.nan if v is None else float(v) for v in values], float)
+            data[FIT_PREFIX + field] = ((FIT_DIMENSION,), array)
+        ds = xr.Dataset(data, coords={FIT_DIMENSION: np.arange(n)})
+        for name in ds.data_vars:
+            spec = FIT_VARIABLES.get(name)
+            if spec is not None:
+                ds[name].attrs.update(units=spec[2], long_name=spec[3])
+            else:
+                ds[name].attrs.update(long_name=f"fit-health field '{name[len(FIT_PREFIX):]}'")
         return ds
 
     def time_dataset(self, benchmark, grid: np.ndarray) -> xr.Dataset:

@@ -25,13 +25,19 @@ Work kinds (keep this list and :data:`WORK_KINDS` in step; hardware profiles nam
 
 Phases name *what* the algorithm is doing (``fit``, ``acquisition``, ``update``, ``clean``, ...);
 the engine records the compute time of each phase separately.
+
+Fit records ride on the same counter because every GP already carries it: each hyperparameter
+fit (:func:`tvbo.gp.fit.fit_hyperparameters`) reports one flat record (fitted values, bound
+flags, LML, mode, source) with :meth:`WorkCounter.record_fit`; the engine drains them after every
+algorithm call (:meth:`WorkCounter.drain_fits`) into the run file's ``fit`` dimension. Records
+are not work: :meth:`WorkCounter.clear` leaves them alone and they never change a price.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 WORK_KINDS: tuple[str, ...] = ("flop", "kernel", "call", "step")
@@ -54,6 +60,7 @@ class WorkCounter:
         self._stack: list[str] = []
         #: phase of work reported outside any ``phase`` block
         self.default_phase = "update"
+        self._fits: list[dict[str, object]] = []
 
     # -- reporting work ---------------------------------------------------------------------
     def add(self, kind: str, amount: float) -> None:
@@ -73,6 +80,20 @@ class WorkCounter:
 
     def steps(self, n: float) -> None:
         self.add("step", n)
+
+    # -- fit records ---------------------------------------------------------------------------
+    def record_fit(self, record: Mapping[str, object]) -> None:
+        """Queue one hyperparameter-fit record (a flat mapping of scalars) for the engine.
+
+        The record is queued as the same dict object, so a caller may add algorithm-specific
+        fields (e.g. a forgetting rate derived from the fitted l_T) until the engine drains it.
+        """
+        self._fits.append(record if isinstance(record, dict) else dict(record))
+
+    def drain_fits(self) -> list[dict[str, object]]:
+        """The queued fit records, oldest first; the queue is emptied."""
+        fits, self._fits = self._fits, []
+        return fits
 
     # -- phases ----------------------------------------------------------------------------
     @property
@@ -112,6 +133,7 @@ class WorkCounter:
         return sorted(set(self._counts) | set(self._cpu))
 
     def clear(self) -> None:
+        """Forget work and CPU time (not the queued fit records: those are drained)."""
         self._counts.clear()
         self._cpu.clear()
 
@@ -122,3 +144,6 @@ class NullWorkCounter(WorkCounter):
     def add(self, kind: str, amount: float) -> None:  # noqa: D102 - same contract
         if kind not in WORK_KINDS:
             raise ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
+
+    def record_fit(self, record: Mapping[str, object]) -> None:  # noqa: D102 - ignored here
+        return None
