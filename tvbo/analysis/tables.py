@@ -35,8 +35,14 @@ QUERIES = "n_iterations"
 #: (a few well-placed queries can give a low query regret while the configuration in force
 #: tracks the optimum badly; the time-integrated regret and the query count expose it)
 TABLE_METRICS: tuple[str, ...] = ("average_regret", "time_integrated_regret", QUERIES)
-#: metrics where lower is better (marked bold / underlined); the query count is not marked
-MARKED_METRICS: frozenset[str] = frozenset({"average_regret", "time_integrated_regret"})
+#: metrics that are counts, not scores: never marked bold / underlined, no Overall row (every
+#: other metric is a regret-like "lower is better" score)
+UNMARKED_METRICS: frozenset[str] = frozenset({QUERIES, "final_dataset_size"})
+
+
+def is_marked(metric: str | None) -> bool:
+    """Whether cells of ``metric`` get bold / underline marks (lower is better)."""
+    return metric not in UNMARKED_METRICS
 #: row names of the metrics in the Markdown / LaTeX tables
 METRIC_NAMES: dict[str, str] = {
     "average_regret": "avg. query regret",
@@ -233,7 +239,7 @@ def mark_best(table: pd.DataFrame, ci: float = DEFAULT_CI) -> pd.DataFrame:
     se = out["se"] if "se" in out.columns else pd.Series(np.nan, index=out.index)
     for group, index in out.groupby(keys, sort=False, dropna=False).groups.items():
         metric = group[-1] if "metric" in table.columns else table.attrs.get("metric")
-        if metric is not None and metric not in MARKED_METRICS:
+        if not is_marked(metric):
             continue
         bold, tied = separated_best(
             out.loc[index, "mean"].to_numpy(), se.loc[index].to_numpy(), ci
@@ -562,7 +568,7 @@ def table_caption(
         + ("" if len(defined) == 1 else "; " + "; ".join(defined[1:]))
         + f". Every cell: mean ± standard error (s.e. = std(ddof=1)/√n) {_seed_text(table)}."
     )
-    marked = [METRIC_NAMES.get(m, m) for m in metrics if m in MARKED_METRICS]
+    marked = [METRIC_NAMES.get(m, m) for m in metrics if is_marked(m)]
     if marked:
         text += (
             f" Lower is better. Bold: the lowest mean of a row when it is separated from every "
@@ -571,18 +577,19 @@ def table_caption(
             f"lowest mean and every cell with mean − {ci:g} s.e. ≤ best mean + {ci:g} s.e.) are "
             "underlined."
         )
-        unmarked = [METRIC_NAMES.get(m, m) for m in metrics if m not in MARKED_METRICS]
+        unmarked = [METRIC_NAMES.get(m, m) for m in metrics if not is_marked(m)]
         if unmarked:
             text += f" Not marked: {', '.join(unmarked)}."
     if (table["benchmark"] == OVERALL_LABEL).any():
         text += f" {NORMALISED_DEFINITION}."
     if setting is not None:
         text += " " + setting_text(setting)
-    if labels:
+    renamed = {key: name for key, name in (labels or {}).items() if name != key}
+    if renamed:
         text += " Algorithms (label = config key): " + "; ".join(
-            f"{name} = {key}" for key, name in labels.items()
+            f"{name} = {key}" for key, name in renamed.items()
         ) + "."
-        shown = [v for v in ("paper", "robust") if any(f"({v})" in n for n in labels.values())]
+        shown = [v for v in ("paper", "robust") if any(f"({v})" in n for n in renamed.values())]
         if shown:
             text += " " + "; ".join(f"({v}) = {VARIANT_MEANINGS[v]}" for v in shown)
             notes = table.attrs.get("variant_notes") or []
@@ -613,7 +620,7 @@ def with_overall(table: pd.DataFrame) -> pd.DataFrame:
         return combined
     parts = [table]
     for metric in _metrics_of(table):
-        if metric not in MARKED_METRICS:
+        if not is_marked(metric):
             continue
         normalised = normalised_regret(table[table["metric"] == metric].drop(columns="metric"))
         overall = normalised[normalised["benchmark"] == OVERALL_LABEL].copy()
@@ -639,7 +646,7 @@ def wide_csv_table(table: pd.DataFrame, metric: str, ci: float = DEFAULT_CI) -> 
     for other in _metrics_of(marked):
         if other == metric:
             continue
-        columns = ["mean", "se"] + (["best", "tied"] if other in MARKED_METRICS else [])
+        columns = ["mean", "se"] + (["best", "tied"] if is_marked(other) else [])
         part = marked[marked["metric"] == other][[*keys, "algorithm", *columns]]
         part = part.rename(columns={c: f"{other}_{c}" for c in columns})
         out = out.merge(part, on=[*keys, "algorithm"], how="left")
@@ -730,7 +737,9 @@ def write_tables(
     _check_ci(ci)
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    shown = list(dict.fromkeys([*metrics, *TABLE_METRICS]))
+    # the companions a campaign records (every run file has all three; synthetic ones may not)
+    present = set(available_metrics(campaign))
+    shown = list(dict.fromkeys([*metrics, *(m for m in TABLE_METRICS if m in present)]))
     full = campaign_summary(campaign, shown, labels)
     setting = full.attrs["setting"]
     written = []
