@@ -24,6 +24,58 @@ import xarray as xr
 
 from tvbo.results.campaign import ATTRIBUTE_PREFIX, runs_table
 
+#: campaign attribute carrying label overrides (JSON of ``{key: {label?, variant?, preset?}}``)
+LABELS_ATTRIBUTE = "tvbo_label_overrides_json"
+
+
+def parse_label_overrides(text: str | Mapping[str, Any] | None) -> dict[str, dict]:
+    """``{key: {label?, variant?, preset?}}`` from JSON text or a mapping (``--labels``).
+
+    A plain string value is a label (``{"w-dbo": "W-DBO, ours"}``). Unknown keys inside an
+    entry and unknown variants are errors naming them.
+    """
+    from tvbo.algorithms.display import check_variant
+
+    if text is None or text == "":
+        return {}
+    if isinstance(text, str):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"labels: not valid JSON ({err}): {text!r}") from None
+    else:
+        value = text
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"labels: expected a JSON object {{key: {{label, variant}}}}, got {text!r}"
+        )
+    out: dict[str, dict] = {}
+    for key, entry in value.items():
+        entry = {"label": entry} if isinstance(entry, str) else entry
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"labels[{key!r}]: expected a label or an object, got {entry!r}")
+        unknown = sorted(set(entry) - {"label", "variant", "preset"})
+        if unknown:
+            raise ValueError(
+                f"labels[{key!r}]: unknown key(s) {unknown}; valid keys: label, variant, preset"
+            )
+        if "variant" in entry:
+            check_variant(entry["variant"], f"labels[{key!r}]")
+        out[str(key)] = dict(entry)
+    return out
+
+
+def with_label_overrides(
+    campaign: xr.Dataset, overrides: str | Mapping[str, Any] | None
+) -> xr.Dataset:
+    """``campaign`` (a shallow copy) carrying ``overrides`` for every table and figure of it."""
+    parsed = parse_label_overrides(overrides)
+    out = campaign.copy()
+    out.attrs = dict(campaign.attrs)
+    if parsed:
+        out.attrs[LABELS_ATTRIBUTE] = json.dumps(parsed, sort_keys=True)
+    return out
+
 
 def _run_values(campaign: xr.Dataset, runs: pd.DataFrame, name: str) -> pd.Series:
     """Per-run value of attribute ``name``: the per-run column, else the global attribute."""
@@ -68,13 +120,16 @@ def campaign_labels(
 
     The variant of an algorithm whose label depends on its options comes from the options its
     runs recorded; a key without a record is resolved by building it from ``overrides`` (its
-    config entry) when it is a registry name or has a ``preset``, else shown as is.
+    config entry) when it is a registry name or has a ``preset``, else shown as is. Without
+    ``overrides``, those the campaign carries (:func:`with_label_overrides`) apply.
     """
     from tvbo.algorithms import names
     from tvbo.algorithms.display import algorithm_labels
 
     keys = [str(a) for a in campaign["algorithm"].values]
-    overrides = {str(k): dict(v) for k, v in (overrides or {}).items()}
+    if overrides is None:
+        overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
+    overrides = {str(k): dict(v) for k, v in overrides.items()}
     resolved = recorded_algorithm_options(campaign)
     known = set(names())
     for key in keys:
