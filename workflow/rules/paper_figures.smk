@@ -30,8 +30,10 @@ rule paper_figures_sparq:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq "
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq {params.labels} "
         '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
 
 
@@ -75,8 +77,10 @@ rule paper_figures_pegpucb:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb "
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb {params.labels} "
         '--outdir "$(dirname {output.regret:q})" > {log:q} 2>&1'
 
 
@@ -106,7 +110,9 @@ rule paper_figures_boke:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke {params.labels} "
         '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
 
