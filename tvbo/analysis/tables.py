@@ -265,9 +265,25 @@ def summary_tables(
         part.insert(len(_row_keys(part)), "metric", metric)
         parts.append(part)
     table = pd.concat(parts, ignore_index=True)
+    # columns follow the campaign's algorithm order (the config's), not the alphabet
+    order = {str(a): i for i, a in enumerate(campaign["algorithm"].values)}
+    rank = table["algorithm"].map(lambda a: order.get(str(a), len(order)))
+    table = table.assign(_rank=rank).sort_values(
+        [*_row_keys(table), "metric", "_rank"], key=_metric_key(metrics), kind="stable"
+    ).drop(columns="_rank").reset_index(drop=True)
     table.attrs["metric"] = metrics[0]
     table.attrs["metrics"] = list(metrics)
     return table
+
+
+def _metric_key(metrics: Sequence[str]):
+    """Sort key keeping ``metric`` in the given order (other columns sort naturally)."""
+    position = {m: i for i, m in enumerate(metrics)}
+
+    def key(column: pd.Series) -> pd.Series:
+        return column.map(position) if column.name == "metric" else column
+
+    return key
 
 
 def _metrics_of(table: pd.DataFrame) -> list[str]:
@@ -566,7 +582,8 @@ def table_caption(
     text = (
         defined[0][:1].upper() + defined[0][1:]
         + ("" if len(defined) == 1 else "; " + "; ".join(defined[1:]))
-        + f". Every cell: mean ± standard error (s.e. = std(ddof=1)/√n) {_seed_text(table)}."
+        + f". Every cell: mean ± s.e. {_seed_text(table)} (s.e. = standard error = "
+        "std(ddof=1)/√n)."
     )
     marked = [METRIC_NAMES.get(m, m) for m in metrics if is_marked(m)]
     if marked:
