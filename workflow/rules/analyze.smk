@@ -141,8 +141,8 @@ rule normalised_regret_figure:
     conda:
         "../envs/tvbo.yaml"
     shell:
-        "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none {params.labels} "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none "
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_comparison:
@@ -190,4 +190,4 @@ rule paper_comparison:
         "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper {wildcards.paper} "
-        '{params.aliases} {params.labels} --outdir "$(dirname {output.csv:q})" > {log:q} 2>&1'
+        '{params.aliases} --outdir "$(dirname {output.csv:q})" {params.labels} > {log:q} 2>&1'

@@ -33,8 +33,8 @@ rule paper_figures_sparq:
     params:
         labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq {params.labels} "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq "
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_figures_pegpucb:
@@ -80,8 +80,8 @@ rule paper_figures_pegpucb:
     params:
         labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb {params.labels} "
-        '--outdir "$(dirname {output.regret:q})" > {log:q} 2>&1'
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb "
+        '--outdir "$(dirname {output.regret:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_figures_boke:
@@ -113,6 +113,6 @@ rule paper_figures_boke:
     params:
         labels=label_options,
     shell:
-        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke {params.labels} "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 
