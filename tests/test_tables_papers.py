@@ -189,4 +189,5 @@ def test_summary_of_a_campaign_keeps_its_metric_name() -> None:
     campaign = make_campaign({("b1", "a"): [1.0, 2.0], ("b1", "b"): [3.0, 4.0]})
     table = summary_table(campaign, "time_integrated_regret")
     text = to_markdown(table)
-    assert re.search(r"^Time-integrated regret \(\(1/H\).*over 2 seeds\.", text.splitlines()[-1])
+    caption = text.splitlines()[-1]
+    assert re.search(r"^Time-integrated regret \(\(1/H\).*mean ± s.e. over 2 seeds ", caption)
