@@ -287,3 +287,14 @@ def test_cli_labels_option(tmp_path: Path, capsys) -> None:
         cli.main(["table", str(path), "--outdir", str(out), "--labels",
                   '{"w-dbo": {"variant": "faithful"}}'])
     assert info.value.code == 2 and "valid variants: paper, robust" in capsys.readouterr().err
+
+
+def test_normalised_figure_ticks_use_the_labels() -> None:
+    from tvbo.analysis.compare import normalised_regret_figure, normalised_series
+    from tvbo.analysis.tables import summary_table
+
+    campaign = build_campaign()
+    series = {"tvbo": normalised_series(summary_table(campaign))}
+    figure = normalised_regret_figure(series, labels=campaign_labels(campaign))
+    ticks = [t.get_text() for t in figure.axes[0].get_xticklabels()]
+    assert ticks == ["GP-UCB", "W-DBO (robust)", "W-DBO (paper)"]  # the table's (sorted) order

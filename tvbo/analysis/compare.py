@@ -548,7 +548,8 @@ def write_comparison(
     names = campaign_labels(campaign, labels)
     written = []
     if chosen is None:
-        figure = normalised_regret_figure(_per_speed(tvbo, "tvbo"), labels=names)
+        order = [str(a) for a in campaign["algorithm"].values if str(a) in set(tvbo["algorithm"])]
+        figure = normalised_regret_figure(_per_speed(tvbo, "tvbo"), order, labels=names)
     else:
         table = comparison_table(tvbo, chosen, aliases)
         recorded = set(available_metrics(campaign))
