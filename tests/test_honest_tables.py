@@ -298,3 +298,21 @@ def test_normalised_figure_ticks_use_the_labels() -> None:
     figure = normalised_regret_figure(series, labels=campaign_labels(campaign))
     ticks = [t.get_text() for t in figure.axes[0].get_xticklabels()]
     assert ticks == ["GP-UCB", "W-DBO (robust)", "W-DBO (paper)"]  # the table's (sorted) order
+
+
+def test_cli_runs_a_config_alias(tmp_path: Path, capsys) -> None:
+    """`tvbo run --algorithm <alias> --algorithm-options '{"preset": ...}'` (what the workflow
+    runs for an ablation) builds the alias; its run records the preset, so it is labelled."""
+    out = tmp_path / "run.nc"
+    argv = ["run", "--benchmark", "ackley", "--algorithm", "my-wdbo", "--algorithm-options",
+            '{"preset": "w-dbo", "surrogate": {"prior": null}, "max_removals": null}',
+            "--horizon", "3", "--cost", "0.5", "--warmup", "3", "--max-iterations", "5",
+            "--out", str(out), "--quiet"]
+    assert cli.main(argv) == 0
+    run = xr.load_dataset(out)
+    assert campaign_labels(run) == {"my-wdbo": "W-DBO (paper)"}
+    capsys.readouterr()
+    bad = [*argv[:6], '{"preset": "w-dbx"}', *argv[7:]]
+    with pytest.raises(SystemExit):
+        cli.main(bad)
+    assert "unknown algorithm preset 'w-dbx'" in capsys.readouterr().err

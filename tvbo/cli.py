@@ -233,7 +233,12 @@ class Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
     check_name("benchmark", args.benchmark, benchmark_names())
-    check_name("algorithm", args.algorithm, algorithm_names())
+    # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
+    preset = (args.algorithm_options or {}).get("preset")
+    if preset is None:
+        check_name("algorithm", args.algorithm, algorithm_names())
+    else:
+        check_name("algorithm preset", str(preset), algorithm_names())
     check_name("compute model", args.compute, compute_models())
     if args.polynomial is not None and args.compute != "polynomial":
         raise UsageError(f"--polynomial needs --compute polynomial, got --compute {args.compute}")
