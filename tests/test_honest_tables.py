@@ -205,6 +205,10 @@ def test_display_names_of_config_aliases() -> None:
     # an alias of the robust preset without its safeguards is the paper's algorithm
     faithful = {"preset": "w-dbo", "surrogate": {"prior": None}, "max_removals": None}
     assert display_name("my-wdbo", faithful) == "W-DBO (paper)"
+    # in a campaign an alias with its own options also names its config entry; a rename does not
+    assert algorithm_labels(["my-wdbo", "mine"], {"my-wdbo": faithful,
+                                                  "mine": {"preset": "bolt"}}) == {
+        "my-wdbo": "W-DBO (paper) [my-wdbo]", "mine": "BOLT (robust)"}
     assert display_name("my-wdbo", {"preset": "w-dbo"}) == "W-DBO (robust)"
     assert display_name("w-dbo", {"variant": "paper"}) == "W-DBO (paper)"
     assert display_name("w-dbo", {"variant": None}) == "W-DBO"
@@ -310,7 +314,7 @@ def test_cli_runs_a_config_alias(tmp_path: Path, capsys) -> None:
             "--out", str(out), "--quiet"]
     assert cli.main(argv) == 0
     run = xr.load_dataset(out)
-    assert campaign_labels(run) == {"my-wdbo": "W-DBO (paper)"}
+    assert campaign_labels(run) == {"my-wdbo": "W-DBO (paper) [my-wdbo]"}
     capsys.readouterr()
     bad = [*argv[:6], '{"preset": "w-dbx"}', *argv[7:]]
     with pytest.raises(SystemExit):

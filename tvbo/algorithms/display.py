@@ -246,17 +246,20 @@ def algorithm_labels(
 ) -> dict[str, str]:
     """``{key: label}`` for a campaign's algorithms, every label unique.
 
-    Keys that resolve to the same label (an ablation ``bolt-fifo: {preset: bolt, removal:
-    oldest}`` beside ``bolt``) get their key appended, ``"BOLT (robust) [bolt-fifo]"``, except
-    a single key that is its own preset (``bolt``), or one with an explicit ``label``: the name
-    then says what the column is and which config entry made it. Two equal explicit ``label``\\ s
-    are an error.
+    An ablation (a key built from a preset with other options, ``bolt-fifo: {preset: bolt,
+    removal: oldest}``) gets its key appended, ``"BOLT (robust) [bolt-fifo]"``: it is not the
+    preset's algorithm, and the name says which config entry made it. Keys that still resolve
+    to the same label also get their key, except a single key that is its own preset
+    (``bolt``) or one with an explicit ``label``. Two equal explicit ``label``\\ s are an error.
     """
     keys = list(dict.fromkeys(str(k) for k in keys))
     specs = specs or {}
     resolved = resolved or {}
     labels = {k: display_name(k, specs.get(k), resolved=resolved.get(k)) for k in keys}
     explicit = [k for k in keys if "label" in (specs.get(k) or {})]
+    for key in keys:
+        if key not in explicit and _is_ablation(key, specs, resolved):
+            labels[key] = f"{labels[key]} [{key}]"
     seen: dict[str, list[str]] = {}
     for key, label in labels.items():
         seen.setdefault(label, []).append(key)
@@ -275,6 +278,29 @@ def algorithm_labels(
             if key not in keep:
                 labels[key] = f"{label} [{key}]"
     return labels
+
+
+def _normalised(options: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in options.items() if k != "preset"}, sort_keys=True,
+                      default=str)
+
+
+def _is_ablation(key: str, specs: Mapping[str, Mapping[str, Any]],
+                 resolved: Mapping[str, Mapping[str, Any]]) -> bool:
+    """An alias (``key`` built from another preset) whose options differ from that preset's.
+
+    Such a column is not the preset's algorithm (``bolt-fifo: {preset: bolt, removal:
+    oldest}``), so its label carries its key; a pure rename (``{mine: {preset: bolt}}``) does
+    not. Compared on the resolved options (recorded, or built from the spec).
+    """
+    base = _base(key, specs, resolved)
+    if base == key or algorithm_info(base) is None:
+        return False
+    options, _ = split_label_options(specs.get(key))
+    mine = resolved.get(key)
+    if mine is None:
+        mine = resolved_options(key, options)
+    return _normalised(mine) != _normalised(resolved_options(base))
 
 
 def _base(key: str, specs: Mapping[str, Mapping[str, Any]],
