@@ -199,6 +199,8 @@ def test_display_names_of_faithful_and_robust_presets() -> None:
     # a later faithful preset is labelled by its name: no metadata needed
     assert display_name("bolt-paper", resolved={}) == "BOLT (paper)"
     assert display_name("unknown-thing", resolved={}) == "unknown-thing"
+    # a run file that predates a safeguard option: the preset as built today decides
+    assert display_name("w-dbo", resolved={"preset": "w-dbo"}) == "W-DBO (robust)"
 
 
 def test_display_names_of_config_aliases() -> None:

@@ -179,6 +179,10 @@ def _same(value: Any, faithful: Any) -> bool:
     )
 
 
+class MissingOption(ValueError):
+    """A safeguard option is not among an algorithm's recorded options."""
+
+
 def variant_of(info: AlgorithmInfo, resolved: Mapping[str, Any]) -> str | None:
     """The variant of an algorithm with metadata ``info`` and resolved options ``resolved``.
 
@@ -191,7 +195,7 @@ def variant_of(info: AlgorithmInfo, resolved: Mapping[str, Any]) -> str | None:
     for path, faithful in info.safeguards.items():
         value = _lookup(resolved, path)
         if value is _UNSET:
-            raise ValueError(
+            raise MissingOption(
                 f"display metadata of {info.display!r}: option {path!r} is not in the "
                 f"algorithm's recorded options ({sorted(resolved)})"
             )
@@ -232,8 +236,14 @@ def display_name(
     if "variant" in labels:
         variant = labels["variant"]
     elif info.safeguards:
-        variant = variant_of(info, resolved if resolved is not None
-                             else resolved_options(key, options))
+        try:
+            variant = variant_of(info, resolved if resolved is not None
+                                 else resolved_options(key, options))
+        except MissingOption:
+            if resolved is None:
+                raise
+            # a run file older than the option: the preset as it is built today decides
+            variant = variant_of(info, resolved_options(key, options))
     else:
         variant = info.variant
     return f"{info.display} ({variant})" if variant else info.display
