@@ -190,9 +190,13 @@ def test_markdown_layout_bold_and_missing_cells() -> None:
     )
     lines = to_markdown(table, digits=2).splitlines()
     assert lines[0] == "| benchmark | a | b | c |"
-    assert lines[2] == "| shekel | 2.0 ± 0.1 | **1.0 ± 0.2** | **1.0 ± 0.3** |"  # ties: both
-    assert lines[3] == "| ackley | 5.0 ± 0.5 | **4.0 ± 0.5** | n/a |"
-    assert "(n = 2–3)" in lines[-1]
+    # equal lowest means are a tie: never bold, both underlined
+    assert lines[2] == "| shekel | 2.0 ± 0.1 | <u>1.0 ± 0.2</u> | <u>1.0 ± 0.3</u> |"
+    # intervals [4.5, 5.5] and [3.5, 4.5] touch: not separated, so tied
+    assert lines[3] == "| ackley | <u>5.0 ± 0.5</u> | <u>4.0 ± 0.5</u> | n/a |"
+    assert "over 2–3 seeds" in lines[-1]
+    separated = to_markdown(table, digits=2, ci=0.5).splitlines()
+    assert separated[3] == "| ackley | 5.0 ± 0.5 | **4.0 ± 0.5** | n/a |"
     reordered = to_markdown(table, algorithms=["c", "b", "a"], caption=False).splitlines()
     assert reordered[0] == "| benchmark | c | b | a |" and len(reordered) == 4
     with pytest.raises(ValueError, match="not in table"):

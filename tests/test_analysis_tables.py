@@ -81,16 +81,21 @@ def test_summary_table_matches_numpy(campaign):
         summary_table(campaign, "happiness")
 
 
-def test_markdown_bolds_the_lowest_mean(campaign):
+def test_markdown_bolds_only_a_separated_lowest_mean(campaign):
     table = summary_table(campaign, "average_regret")
     text = to_markdown(table)
+    header = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
     for benchmark, group in table.groupby("benchmark"):
-        best = group.loc[group["mean"].idxmin(), "algorithm"]
+        group = group.set_index("algorithm")
+        best = group["mean"].idxmin()
+        others = group.drop(index=best)
+        separated = bool(
+            (group.at[best, "mean"] + group.at[best, "se"] < others["mean"] - others["se"]).all()
+        )
         line = next(ln for ln in text.splitlines() if ln.startswith(f"| {benchmark} "))
         cells = [c.strip() for c in line.strip("|").split("|")]
-        header = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
-        assert cells[header.index(best)].startswith("**")
-        assert sum(c.startswith("**") for c in cells) == 1
+        assert cells[header.index(best)].startswith("**" if separated else "<u>")
+        assert sum(c.startswith("**") for c in cells) == int(separated)
 
 
 def test_tables_and_figures_are_written(campaign, tmp_path):

@@ -244,7 +244,8 @@ def test_cli_compare(tmp_path: Path, capsys) -> None:
     status = cli.main(["compare", str(path), "--outdir", str(out), "--alias", "bolt-icml=bolt"])
     assert status == 0
     text = (out / "paper_vs_tvbo.md").read_text()
-    assert "Table 3" in text and "| ackley | bolt | 2.92 ± 0.35 |" in text
+    assert "Table 3" in text and "| ackley | BOLT (robust) | 2.92 ± 0.35 |" in text
+    assert "BOLT (robust) = bolt" in text  # the caption names the config key and variant
     printed = capsys.readouterr().out.split()
     assert [Path(p).name for p in printed] == list(COMPARISON_FILES)
     for argv, fragment in [

@@ -45,6 +45,11 @@ def dry_run(tmp_path: Path, edit: dict[str, Any]) -> tuple[int, str]:
             ["'bolt' is not in the campaign's algorithms: gp-ucb"],
         ),
         ({"paper_tables": ["nature"]}, ["'nature' is not one of"]),
+        (
+            {"algorithm_options": {"gp-ucb": {"variant": "faithful"}}},
+            ["config: algorithm_options 'gp-ucb': variant: unknown variant 'faithful'; "
+             "valid variants: paper, robust"],
+        ),
     ],
 )
 def test_bad_study_fails_before_any_job(tmp_path: Path, edit, fragments) -> None:
@@ -117,8 +122,8 @@ def test_report_groups_every_output_by_campaign(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-5000:]
     root = tmp_path / "results" / "test"
     table = (root / "comparison" / "bolt-metronome" / "paper_vs_tvbo.md").read_text()
-    assert "| ackley | gp-ucb | 4.26 ± 0.50 |" in table
-    assert "| eggholder | gp-ucb | 517 ± 16.4 |" in table
+    assert "| ackley | GP-UCB | 4.26 ± 0.50 |" in table  # the display name
+    assert "| eggholder | GP-UCB | 517 ± 16.4 |" in table
     assert (root / "figures" / "normalised_regret.png").read_bytes()[:4] == b"\x89PNG"
     assert r"\begin{tabular}" in (root / "tables" / "average_regret.tex").read_text()
     report = tmp_path / "report.html"
@@ -135,3 +140,17 @@ def test_report_groups_every_output_by_campaign(tmp_path: Path) -> None:
     assert len(categories["test"]["Tables"]) == 8
     assert "results/test/figures/normalised_regret.png" in categories["test"]["Figures"]
     assert len(categories["test"]["Paper comparison"]) == 4
+
+
+def test_labels_reach_the_analyses_but_not_the_runs(tmp_path: Path) -> None:
+    """label/variant only name an algorithm: `tvbo run` never sees them (renaming a column
+    reruns nothing), every table / figure / comparison command gets them as --labels."""
+    code, out = dry_run(
+        tmp_path, {"algorithm_options": {"gp-ucb": {"label": "GP-UCB, β = 2", "beta": 2.0}}}
+    )
+    assert code == 0, out[-3000:]
+    runs = [ln for ln in out.splitlines() if "tvbo run " in ln]
+    assert runs and all('"beta": 2.0' in ln and "label" not in ln for ln in runs)
+    labels = "--labels '{\"gp-ucb\": {\"label\": \"GP-UCB, \\u03b2 = 2\"}}'"
+    for command in ("tvbo table", "tvbo figures", "tvbo compare"):
+        assert any(command in ln and labels in ln for ln in out.splitlines()), command

@@ -233,7 +233,12 @@ class Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
     check_name("benchmark", args.benchmark, benchmark_names())
-    check_name("algorithm", args.algorithm, algorithm_names())
+    # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
+    preset = (args.algorithm_options or {}).get("preset")
+    if preset is None:
+        check_name("algorithm", args.algorithm, algorithm_names())
+    else:
+        check_name("algorithm preset", str(preset), algorithm_names())
     check_name("compute model", args.compute, compute_models())
     if args.polynomial is not None and args.compute != "polynomial":
         raise UsageError(f"--polynomial needs --compute polynomial, got --compute {args.compute}")
@@ -339,11 +344,38 @@ def _existing(paths: Sequence[str]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def _load_campaign(path: str) -> Any:
+def _load_campaign(path: str, labels: dict | None = None) -> Any:
     (campaign,) = _existing([path])
     from tvbo.results.validate import load_campaign  # one-line errors: bad file, silent mix
 
-    return load_campaign(campaign)
+    dataset = load_campaign(campaign)
+    if labels:  # --labels: the campaign carries them to every table and figure
+        from tvbo.analysis.context import with_label_overrides
+
+        dataset = with_label_overrides(dataset, labels)
+    return dataset
+
+
+def _labels_arg(text: str) -> dict:
+    """``--labels``: JSON ``{key: {label?, variant?, preset?}}`` or ``{key: "label"}``."""
+    from tvbo.analysis.context import parse_label_overrides
+
+    try:
+        return parse_label_overrides(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _add_labels(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--labels",
+        type=_labels_arg,
+        default=None,
+        metavar="JSON",
+        help='algorithm names in tables and legends: {"KEY": {"label": "...", "variant": '
+        '"paper|robust|null", "preset": "..."}} or {"KEY": "label"}; default: the display '
+        "name of each algorithm's preset and its variant, e.g. W-DBO (robust)",
+    )
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -364,7 +396,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     from tvbo.analysis.tables import TABLE_FORMATS, write_tables
 
     formats = args.format or list(TABLE_FORMATS)
-    campaign = _load_campaign(args.campaign)
+    campaign = _load_campaign(args.campaign, args.labels)
     Path(args.outdir).mkdir(parents=True, exist_ok=True)
     for path in write_tables(campaign, Path(args.outdir), formats=formats, ci=args.ci):
         print(path)
@@ -386,7 +418,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     aliases = dict(args.alias or [])
     if len(aliases) != len(args.alias or []):
         raise UsageError("--alias names the same paper algorithm twice")
-    campaign = _load_campaign(args.campaign)
+    campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.compare import write_comparison
 
     Path(args.outdir).mkdir(parents=True, exist_ok=True)
@@ -397,7 +429,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_figures(args: argparse.Namespace) -> int:
     """Write the campaign figures (PNG)."""
-    campaign = _load_campaign(args.campaign)
+    campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.figures import write_figures
 
     Path(args.outdir).mkdir(parents=True, exist_ok=True)
@@ -441,7 +473,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
-    campaign = _load_campaign(args.campaign)
+    campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.paper_figures import write_paper_figures
 
     for path in write_paper_figures(campaign, Path(args.outdir), args.paper, dpi=args.dpi):
@@ -713,6 +745,7 @@ def _add_paper_figures(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--outdir", required=True, metavar="DIR")
     p.add_argument("--paper", required=True, choices=("sparq", "pegpucb", "boke"))
     p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_labels(p)
     p.set_defaults(func=cmd_paper_figures)
 
 
@@ -769,9 +802,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "table",
         help="write the papers' regret tables (CSV, Markdown, LaTeX) of a campaign",
-        description="Average and time-integrated regret per benchmark x algorithm, mean ± s.e. "
-        "over seeds: best in bold, cells whose interval mean ± CI x s.e. overlaps the best one's "
-        "underlined, and the papers' normalised Overall row.",
+        description="Average query regret, time-integrated regret and the number of queries per "
+        "benchmark x algorithm, mean ± s.e. over seeds: the lowest mean in bold only when its "
+        "interval mean ± CI x s.e. is separated from every other cell's, else the cells tied "
+        "for best underlined; and the papers' normalised Overall rows.",
     )
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
@@ -780,8 +814,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=nonnegative_float,
         default=1.0,
         metavar="K",
-        help="interval half-width in standard errors for the underlines (default 1, the papers' "
-        "mean ± s.e.; 1.96 for 95%% normal intervals; 0 for no underlines)",
+        help="interval half-width in standard errors for bold / underline (default 1, the "
+        "papers' mean ± s.e.; 1.96 for 95%% normal intervals; 0: the lowest mean is always bold)",
     )
     p.add_argument(
         "--format",
@@ -790,6 +824,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FORMAT",
         help="formats to write: csv md tex normalised (default: all)",
     )
+    _add_labels(p)
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser(
@@ -816,11 +851,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare the paper's algorithm PAPER_NAME (tvbo name) with the campaign's "
         "CAMPAIGN_NAME, e.g. bolt-icml=bolt (repeatable)",
     )
+    _add_labels(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("figures", help="write the figures (PNG) of a campaign")
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
+    _add_labels(p)
     p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser(

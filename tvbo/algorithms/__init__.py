@@ -12,6 +12,7 @@ from typing import Any
 from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
 from tvbo.algorithms.components import build_component, register_component
 from tvbo.algorithms.composed import ComposedAlgorithm
+from tvbo.algorithms.display import display_name, register_display, split_label_options
 from tvbo.algorithms.presets import PRESETS, build, register_preset
 
 _CUSTOM: dict[str, Callable[..., Algorithm]] = {}
@@ -32,8 +33,11 @@ def names() -> list[str]:
 def make(name: str, **options: Any) -> Algorithm:
     """Build an algorithm by name; ``preset=...`` builds a new name from a preset (ablation).
 
-    Unknown names and options raise ``ValueError`` listing the valid ones.
+    Unknown names and options raise ``ValueError`` listing the valid ones. The label keys
+    ``label`` and ``variant`` (:mod:`tvbo.algorithms.display`) only name the algorithm in tables
+    and figures: they are checked and dropped here, so a config entry can carry them.
     """
+    options, _ = split_label_options(options)
     key = str(name).strip().lower()
     if key in _CUSTOM:
         try:
@@ -66,9 +70,11 @@ __all__ = [
     "ProblemInfo",
     "Query",
     "build_component",
+    "display_name",
     "make",
     "names",
     "register",
     "register_component",
+    "register_display",
     "register_preset",
 ]

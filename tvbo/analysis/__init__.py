@@ -12,8 +12,13 @@ from tvbo.analysis.metrics import (
     time_integrated_regret,
 )
 from tvbo.analysis.tables import (
+    campaign_summary,
+    format_mean_se,
     pivot_summary,
+    separated_best,
     summary_table,
+    summary_tables,
+    table_caption,
     to_csv,
     to_markdown,
     write_tables,
@@ -21,11 +26,16 @@ from tvbo.analysis.tables import (
 
 __all__ = [
     "average_regret",
+    "campaign_summary",
+    "format_mean_se",
     "held_on_grid",
     "normalised_regret",
     "pivot_summary",
     "running_time_average",
+    "separated_best",
     "summary_table",
+    "summary_tables",
+    "table_caption",
     "time_integrated_regret",
     "to_csv",
     "to_markdown",

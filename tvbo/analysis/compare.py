@@ -33,6 +33,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,10 @@ from tvbo.analysis.published import (
     paper_table,
 )
 from tvbo.analysis.tables import (
+    METRIC_NAMES,
+    NORMALISED_DEFINITION,
+    QUERIES,
+    available_metrics,
     decimals_for,
     format_mean_se,
     latex_escape,
@@ -69,6 +74,8 @@ COMPARISON_FILES: tuple[str, ...] = (
 FIGURE_FILE = "normalised_regret.png"
 #: a difference beyond this many combined standard errors is flagged
 FLAG_SE = 2.0
+#: tvbo's metrics shown beside the compared average regret (the papers publish only the latter)
+COMPANIONS: tuple[str, ...] = ("time_integrated_regret", QUERIES)
 
 
 # -- which paper ----------------------------------------------------------------------------------
@@ -278,11 +285,18 @@ def _rows(table: pd.DataFrame, digits: int) -> list[dict[str, str]]:
             if pd.isna(row.paper_rank) or pd.isna(row.tvbo_rank)
             else f"{int(row.paper_rank)} → {int(row.tvbo_rank)}"
         )
+        companions = [
+            format_mean_se(getattr(row, f"tvbo_{m}_mean"), getattr(row, f"tvbo_{m}_se"), digits)
+            if hasattr(row, f"tvbo_{m}_mean") and pd.notna(getattr(row, f"tvbo_{m}_mean"))
+            else "n/a"
+            for m in _companions(table)
+        ]
         out.append(
             {
                 "benchmark": label,
                 "overall": row.benchmark == OVERALL_LABEL,
-                "algorithm": str(row.algorithm),
+                "algorithm": str(getattr(row, "label", row.algorithm)),
+                "companions": companions,
                 "paper": paper_text,
                 "tvbo": tvbo_text + n,
                 "difference": _signed(
@@ -297,8 +311,33 @@ def _rows(table: pd.DataFrame, digits: int) -> list[dict[str, str]]:
     return out
 
 
+def _companions(table: pd.DataFrame) -> list[str]:
+    """The companion metrics present in a comparison table (``tvbo_<metric>_mean`` columns)."""
+    return [m for m in COMPANIONS if f"tvbo_{m}_mean" in table.columns]
+
+
+def add_companions(table: pd.DataFrame, companions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """``table`` plus tvbo's ``tvbo_<metric>_mean``/``_se`` of each companion summary table.
+
+    The published tables give the average query regret only; beside it tvbo shows its
+    time-integrated regret and query count, so a low query regret bought by few queries is
+    visible. Overall rows get none (n/a).
+    """
+    out = table.copy()
+    keys = [k for k in ("benchmark", "speed") if k in out.columns]
+    for metric, summary in companions.items():
+        part = summary[[*[k for k in keys if k in summary.columns], "algorithm", "mean", "se"]]
+        part = part.rename(columns={"mean": f"tvbo_{metric}_mean", "se": f"tvbo_{metric}_se"})
+        out = out.merge(part, on=[k for k in [*keys, "algorithm"] if k in part.columns],
+                        how="left")
+    out.attrs.update(table.attrs)
+    return out
+
+
 def caption(table: pd.DataFrame) -> str:
     """What the comparison shows and how to read it (one paragraph)."""
+    from tvbo.algorithms.display import VARIANT_MEANINGS
+
     paper = PAPERS[table.attrs.get("paper", "")] if table.attrs.get("paper") in PAPERS else None
     source = f"{paper.citation}, {paper.table}" if paper else "the paper"
     text = (
@@ -310,15 +349,37 @@ def caption(table: pd.DataFrame) -> str:
         text += " (this paper printed no s.e., so only tvbo's counts: the flag fires more easily)"
     text += (
         ". Ranks: 1 = lowest mean among the algorithms compared on that benchmark, paper → tvbo "
-        f"(bold when they differ). {OVERALL_LABEL}: the papers' normalised regret (best 0, worst "
-        "1 per benchmark, averaged; ± s.e. over benchmarks), recomputed for both sides on the "
+        f"(bold when they differ). {NORMALISED_DEFINITION}, recomputed for both sides on the "
         "shared benchmarks and algorithms only."
     )
+    companions = _companions(table)
+    if companions:
+        text += (
+            " Beside it, tvbo's "
+            + " and ".join(METRIC_NAMES.get(m, m) for m in companions)
+            + " (mean ± s.e. over the same seeds; not published by the paper): few, "
+            "well-placed queries can give a low query regret while the configuration in force "
+            "tracks the optimum badly."
+        )
     aliases = table.attrs.get("aliases") or {}
     if aliases:
         text += " Aliases (paper → campaign): " + ", ".join(
             f"{k} → {v}" for k, v in sorted(aliases.items())
         ) + "."
+    labels = table.attrs.get("labels") or {}
+    shown = list(pd.unique(table["algorithm"]))
+    named = [f"{labels[a]} = {a}" for a in shown if a in labels and labels[a] != a]
+    if named:
+        text += " tvbo's algorithms (label = config key): " + "; ".join(named) + "."
+        meanings = [
+            f"({v}) = {VARIANT_MEANINGS[v]}"
+            for v in ("paper", "robust")
+            if any(f"({v})" in labels[a] for a in shown if a in labels)
+        ]
+        if meanings:
+            notes = table.attrs.get("variant_notes") or []
+            text += " " + "; ".join(meanings)
+            text += (": " + "; ".join(notes) + ".") if notes and "robust" in meanings[-1] else "."
     return text
 
 
@@ -328,14 +389,20 @@ HEADERS: tuple[str, ...] = (
 )
 
 
+def _headers(table: pd.DataFrame) -> list[str]:
+    return [*HEADERS, *(f"tvbo {METRIC_NAMES.get(m, m)}" for m in _companions(table))]
+
+
 def to_markdown(table: pd.DataFrame, *, digits: int = 3, with_caption: bool = True) -> str:
     """The comparison as a Markdown table (flags and changed ranks in bold)."""
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    headers = _headers(table)
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in _rows(table, digits):
         cells = [
             row["benchmark"], row["algorithm"], row["paper"], row["tvbo"], row["difference"],
             row["ratio"], f"**{row['differs']}**" if row["differs"] == "yes" else row["differs"],
             f"**{row['ranks']}**" if row["rank_changed"] else row["ranks"],
+            *row["companions"],
         ]
         lines.append("| " + " | ".join(cells) + " |")
     if with_caption:
@@ -354,9 +421,9 @@ def to_latex(table: pd.DataFrame, *, digits: int = 3, with_caption: bool = True)
         lines.append(rf"\caption{{{latex_text(caption(table))}}}")
     lines += [
         r"\label{tab:paper_vs_tvbo}",
-        r"\begin{tabular}{llllrrcc}",
+        rf"\begin{{tabular}}{{llllrrcc{'l' * len(_companions(table))}}}",
         r"\toprule",
-        " & ".join(latex_text(h) for h in HEADERS) + r" \\",
+        " & ".join(latex_text(h) for h in _headers(table)) + r" \\",
     ]
     previous = None
     for row in _rows(table, digits):
@@ -370,6 +437,7 @@ def to_latex(table: pd.DataFrame, *, digits: int = 3, with_caption: bool = True)
             latex_text(row["ratio"]),
             r"\textbf{yes}" if row["differs"] == "yes" else latex_text(row["differs"]),
             rf"\textbf{{{ranks}}}" if row["rank_changed"] else ranks,
+            *(latex_text(c) for c in row["companions"]),
         ]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
@@ -383,7 +451,9 @@ def normalised_series(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def normalised_regret_figure(
-    series: Mapping[str, pd.DataFrame], algorithms: Sequence[str] | None = None
+    series: Mapping[str, pd.DataFrame],
+    algorithms: Sequence[str] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
     """The papers' Fig. 2/3: normalised average regret per algorithm, one marker per series.
 
@@ -391,6 +461,7 @@ def normalised_regret_figure(
     :func:`normalised_series` (per-benchmark rows and the Overall rows). Each series is drawn
     at its own horizontal offset: the Overall mean with ± s.e. error bars, and every
     benchmark's normalised value as a small faint dot (how the average comes about).
+    ``labels`` maps algorithm keys to the tick labels (``W-DBO (robust)``; default the keys).
     """
     if not series:
         raise ValueError("normalised_regret_figure needs at least one series")
@@ -420,7 +491,8 @@ def normalised_regret_figure(
             points["algorithm"].map(position) + offset, points["mean"], s=10, alpha=0.45,
             color=palette[i], linewidths=0, zorder=2,
         )
-    ax.set_xticks(x, algorithms, rotation=30, ha="right", rotation_mode="anchor")
+    ticks = [str((labels or {}).get(a, a)) for a in algorithms]
+    ax.set_xticks(x, ticks, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_ylabel("normalised average regret\n(0 = best, 1 = worst per benchmark)")
     ax.set_ylim(-0.05, 1.05)
     if len(algorithms) < 2:
@@ -451,13 +523,20 @@ def write_comparison(
     aliases: Mapping[str, str] | None = None,
     digits: int = 3,
     dpi: int = 150,
+    labels: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Write the comparison (CSV, Markdown, LaTeX) and the normalised-regret figure.
 
     With ``paper="none"`` only the figure is written, with tvbo's points alone (the whole
     campaign grid). Otherwise the figure shows the paper's and tvbo's normalised regret on the
-    shared grid, the numbers of the Overall rows of the table.
+    shared grid, the numbers of the Overall rows of the table. tvbo's algorithms are named by
+    :func:`tvbo.analysis.context.campaign_labels` (``labels``: config entries carrying
+    ``label``/``variant``); the table gains a ``label`` column, tvbo's time-integrated regret
+    and query count (:data:`COMPANIONS`) and the caption says which variant each label is.
     """
+    from tvbo.algorithms.display import variant_notes
+    from tvbo.analysis.context import campaign_labels, recorded_algorithm_options
+
     if paper not in PAPER_CHOICES:
         raise ValueError(f"unknown paper {paper!r}; valid choices: {', '.join(PAPER_CHOICES)}")
     chosen = resolve_paper(campaign, paper)
@@ -466,11 +545,24 @@ def write_comparison(
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     tvbo = summary_table(campaign, METRIC)
+    names = campaign_labels(campaign, labels)
     written = []
     if chosen is None:
-        figure = normalised_regret_figure(_per_speed(tvbo, "tvbo"))
+        order = [str(a) for a in campaign["algorithm"].values if str(a) in set(tvbo["algorithm"])]
+        figure = normalised_regret_figure(_per_speed(tvbo, "tvbo"), order, labels=names)
     else:
         table = comparison_table(tvbo, chosen, aliases)
+        recorded = set(available_metrics(campaign))
+        table = add_companions(
+            table, {m: summary_table(campaign, m) for m in COMPANIONS if m in recorded}
+        )
+        table.insert(table.columns.get_loc("algorithm") + 1, "label",
+                     table["algorithm"].map(lambda a: names.get(a, a)))
+        shown = list(pd.unique(table["algorithm"]))
+        table.attrs["labels"] = {a: names.get(a, a) for a in shown}
+        table.attrs["variant_notes"] = variant_notes(
+            shown, names, recorded_algorithm_options(campaign), labels
+        )
         csv = outdir / COMPARISON_FILES[0]
         table.to_csv(csv, index=False)
         markdown = outdir / COMPARISON_FILES[1]
@@ -493,7 +585,7 @@ def write_comparison(
         )
         series = {f"paper ({PAPERS[chosen].table})": normalised_series(paper_long)}
         series.update(_per_speed(tvbo_long, "tvbo"))
-        figure = normalised_regret_figure(series, list(pd.unique(body["algorithm"])))
+        figure = normalised_regret_figure(series, list(pd.unique(body["algorithm"])), names)
     path = outdir / FIGURE_FILE
     figure.savefig(path, dpi=dpi)
     written.append(path)

@@ -71,14 +71,19 @@ class CampaignStyle:
     """
 
     def __init__(self, campaign: xr.Dataset) -> None:
+        from tvbo.analysis.context import campaign_labels
+
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
+        #: legend names: display name + variant (``W-DBO (robust)``), see campaign_labels
+        self.names = campaign_labels(campaign)
         self.speeds = [float(s) for s in campaign["speed"].values]
         palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
         self.colours = dict(zip(self.algorithms, palette, strict=False))
         self.styles = {s: LINESTYLES[i % len(LINESTYLES)] for i, s in enumerate(self.speeds)}
 
     def label(self, algorithm: str, speed: float) -> str:
-        return algorithm if len(self.speeds) == 1 else f"{algorithm}, speed ×{speed:g}"
+        name = self.names.get(algorithm, algorithm)
+        return name if len(self.speeds) == 1 else f"{name}, speed ×{speed:g}"
 
     def kwargs(self, algorithm: str, speed: float) -> dict:
         return {

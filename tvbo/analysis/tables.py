@@ -14,9 +14,10 @@ interval the papers print (:func:`best_and_overlapping` says why and how overlap
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,34 @@ from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, run_variab
 STAT_COLUMNS: tuple[str, ...] = ("mean", "se", "n")
 #: half-width of the confidence interval in standard errors (the papers print mean ± 1 s.e.)
 DEFAULT_CI = 1.0
+#: the number of queries of a run (warm-up included), shown beside the regrets
+QUERIES = "n_iterations"
+#: what every results table shows, in this order: the two regrets and the number of queries
+#: (a few well-placed queries can give a low query regret while the configuration in force
+#: tracks the optimum badly; the time-integrated regret and the query count expose it)
+TABLE_METRICS: tuple[str, ...] = ("average_regret", "time_integrated_regret", QUERIES)
+#: metrics that are counts, not scores: never marked bold / underlined, no Overall row (every
+#: other metric is a regret-like "lower is better" score)
+UNMARKED_METRICS: frozenset[str] = frozenset({QUERIES, "final_dataset_size"})
+
+
+def is_marked(metric: str | None) -> bool:
+    """Whether cells of ``metric`` get bold / underline marks (lower is better)."""
+    return metric not in UNMARKED_METRICS
+#: row names of the metrics in the Markdown / LaTeX tables
+METRIC_NAMES: dict[str, str] = {
+    "average_regret": "avg. query regret",
+    "time_integrated_regret": "time-integrated regret",
+    QUERIES: "queries",
+}
+#: what each metric is, for captions
+METRIC_DEFINITIONS: dict[str, str] = {
+    "average_regret": "average query regret (mean of f*(t) − f(x_t, t) over the post-warm-up "
+    "queries; the papers' metric)",
+    "time_integrated_regret": "time-integrated regret ((1/H) ∫ f*(t) − f(x_held(t), t) dt, "
+    "x_held = the configuration in force, i.e. the last query)",
+    QUERIES: "number of queries in the horizon (warm-up included)",
+}
 
 
 def available_metrics(campaign: xr.Dataset) -> list[str]:
@@ -158,25 +187,109 @@ def best_and_overlapping(
     return best, overlaps
 
 
+
+def separated_best(
+    means: Sequence[float], ses: Sequence[float], ci: float = DEFAULT_CI
+) -> tuple[np.ndarray, np.ndarray]:
+    """tvbo's marks of one table row: ``(bold, tied)``, decided by the standard errors.
+
+    The lowest mean is **bold** only when it is separated from every other cell: with
+    ``ci`` standard errors (default 1), ``best_mean + ci * best_se < other_mean - ci *
+    other_se`` for every other finite cell (for minimisation), i.e. the intervals ``mean ±
+    ci * se`` do not meet. Otherwise nothing is bold and the cells *tied* for best are
+    underlined: the lowest mean(s) and every cell with ``mean - ci * se <= best_mean + ci *
+    best_se`` (its interval reaches the best one's; touching counts as tied, since it is not
+    "more than the standard errors" apart). Why not the papers' rule (always bold the lowest
+    mean, :func:`best_and_overlapping`): a bold cell should be a finding, and with 3-10 seeds
+    the lowest mean often is not one. Missing s.e. (one seed) counts as 0; NaN means are never
+    marked; a row with fewer than two finite cells is not marked (nothing to compare).
+    """
+    ci = _check_ci(ci)
+    means = np.asarray(means, dtype=float)
+    ses = np.nan_to_num(np.asarray(ses, dtype=float), nan=0.0)
+    if means.shape != ses.shape or means.ndim != 1:
+        raise ValueError(
+            f"means and ses must be 1-d and of equal length, got {means.shape} and {ses.shape}"
+        )
+    finite = np.isfinite(means)
+    bold = np.zeros(means.shape, dtype=bool)
+    tied = np.zeros(means.shape, dtype=bool)
+    if finite.sum() < 2:
+        return bold, tied
+    lowest = finite & (means == means[finite].min())
+    best_upper = (means[lowest] + ci * ses[lowest]).max()
+    reach = finite & (lowest | (means - ci * ses <= best_upper))
+    if reach.sum() == 1:
+        return reach, tied
+    return bold, reach
+
+
 def mark_best(table: pd.DataFrame, ci: float = DEFAULT_CI) -> pd.DataFrame:
-    """``table`` plus boolean columns ``best`` (bold) and ``overlaps_best`` (underlined).
+    """``table`` plus boolean columns ``best`` (bold) and ``tied`` (underlined).
 
     Per experiment (benchmark and the other experiment keys, e.g. speed; Overall rows form
-    their own experiments), by :func:`best_and_overlapping`.
+    their own experiments) and per ``metric`` when the table has that column, by
+    :func:`separated_best`. Rows of metrics that are not "lower is better" (the query count)
+    are never marked.
     """
     out = table.copy()
     out["best"] = False
-    out["overlaps_best"] = False
-    keys = _row_keys(table)
+    out["tied"] = False
+    keys = _row_keys(table) + (["metric"] if "metric" in table.columns else [])
     se = out["se"] if "se" in out.columns else pd.Series(np.nan, index=out.index)
-    for _, index in out.groupby(keys, sort=False, dropna=False).groups.items():
-        best, overlaps = best_and_overlapping(
+    for group, index in out.groupby(keys, sort=False, dropna=False).groups.items():
+        metric = group[-1] if "metric" in table.columns else table.attrs.get("metric")
+        if not is_marked(metric):
+            continue
+        bold, tied = separated_best(
             out.loc[index, "mean"].to_numpy(), se.loc[index].to_numpy(), ci
         )
-        out.loc[index, "best"] = best
-        out.loc[index, "overlaps_best"] = overlaps
+        out.loc[index, "best"] = bold
+        out.loc[index, "tied"] = tied
     out.attrs.update(table.attrs)
     return out
+
+
+def summary_tables(
+    campaign: xr.Dataset, metrics: Sequence[str] = TABLE_METRICS
+) -> pd.DataFrame:
+    """:func:`summary_table` of each of ``metrics`` stacked, with a ``metric`` column.
+
+    The Markdown and LaTeX tables show every metric of it per benchmark (one row each).
+    """
+    if not metrics:
+        raise ValueError(f"metrics must name at least one metric, e.g. {list(TABLE_METRICS)}")
+    parts = []
+    for metric in metrics:
+        part = summary_table(campaign, metric)
+        part.insert(len(_row_keys(part)), "metric", metric)
+        parts.append(part)
+    table = pd.concat(parts, ignore_index=True)
+    # columns follow the campaign's algorithm order (the config's), not the alphabet
+    order = {str(a): i for i, a in enumerate(campaign["algorithm"].values)}
+    rank = table["algorithm"].map(lambda a: order.get(str(a), len(order)))
+    table = table.assign(_rank=rank).sort_values(
+        [*_row_keys(table), "metric", "_rank"], key=_metric_key(metrics), kind="stable"
+    ).drop(columns="_rank").reset_index(drop=True)
+    table.attrs["metric"] = metrics[0]
+    table.attrs["metrics"] = list(metrics)
+    return table
+
+
+def _metric_key(metrics: Sequence[str]):
+    """Sort key keeping ``metric`` in the given order (other columns sort naturally)."""
+    position = {m: i for i, m in enumerate(metrics)}
+
+    def key(column: pd.Series) -> pd.Series:
+        return column.map(position) if column.name == "metric" else column
+
+    return key
+
+
+def _metrics_of(table: pd.DataFrame) -> list[str]:
+    if "metric" in table.columns:
+        return list(pd.unique(table["metric"]))
+    return [str(table.attrs.get("metric", "the metric"))]
 
 
 @dataclass(frozen=True)
@@ -189,14 +302,22 @@ class _Cell:
 @dataclass(frozen=True)
 class _Row:
     label: str
+    metric: str
     overall: bool
     cells: list[_Cell]
 
 
 def _layout(
-    table: pd.DataFrame, digits: int, algorithms: Sequence[str] | None, ci: float
+    table: pd.DataFrame,
+    digits: int,
+    algorithms: Sequence[str] | None,
+    ci: float,
 ) -> tuple[list[str], list[_Row]]:
-    """Columns and formatted rows shared by the Markdown and LaTeX writers."""
+    """Columns (algorithm keys) and formatted rows shared by the Markdown and LaTeX writers.
+
+    One row per experiment and metric (metrics in the table's order, Overall experiments
+    last), labelled by the benchmark on the experiment's first row only.
+    """
     missing = [c for c in ("benchmark", "algorithm", "mean") if c not in table.columns]
     if missing:
         raise ValueError(
@@ -213,27 +334,46 @@ def _layout(
             f"algorithms {unknown} not in table; valid: {sorted(set(table['algorithm']))}"
         )
     marked = mark_best(table[table["algorithm"].isin(columns)], ci)
-    rows = []
+    has_metric = "metric" in marked.columns
+    metrics = _metrics_of(marked)
     experiments = table[keys].drop_duplicates()
+    overall = experiments["benchmark"] == OVERALL_LABEL
+    experiments = pd.concat([experiments[~overall], experiments[overall]])
+    rows = []
     for _, experiment in experiments.iterrows():
         mask = np.logical_and.reduce([marked[k] == experiment[k] for k in keys])
-        cells_by_algorithm = marked[mask].set_index("algorithm")
-        cells = []
-        for algorithm in columns:
-            if algorithm not in cells_by_algorithm.index:
-                cells.append(_Cell("n/a"))
-                continue
-            row = cells_by_algorithm.loc[algorithm]
-            mean = float(row["mean"])
-            if not math.isfinite(mean):
-                cells.append(_Cell("n/a"))
-                continue
-            se = float(row["se"]) if "se" in row.index else math.nan
-            text = format_mean_se(mean, se, digits)
-            cells.append(_Cell(text, bool(row["best"]), bool(row["overlaps_best"])))
         label = _row_label(experiment, keys, varying)
-        rows.append(_Row(label, experiment["benchmark"] == OVERALL_LABEL, cells))
+        first = True
+        for metric in metrics:
+            subset = marked[mask & (marked["metric"] == metric)] if has_metric else marked[mask]
+            if subset.empty:
+                continue
+            cells_by_algorithm = subset.set_index("algorithm")
+            cells = []
+            for algorithm in columns:
+                if algorithm not in cells_by_algorithm.index:
+                    cells.append(_Cell("n/a"))
+                    continue
+                row = cells_by_algorithm.loc[algorithm]
+                mean = float(row["mean"])
+                if not math.isfinite(mean):
+                    cells.append(_Cell("n/a"))
+                    continue
+                se = float(row["se"]) if "se" in row.index else math.nan
+                text = format_mean_se(mean, se, digits)
+                cells.append(_Cell(text, bool(row["best"]), bool(row["tied"])))
+            rows.append(
+                _Row(label if first else "", METRIC_NAMES.get(metric, metric),
+                     experiment["benchmark"] == OVERALL_LABEL, cells)
+            )
+            first = False
     return columns, rows
+
+
+def _labels_for(table: pd.DataFrame, columns: Sequence[str],
+                labels: Mapping[str, str] | None) -> list[str]:
+    labels = dict(table.attrs.get("labels") or {}) | dict(labels or {})
+    return [str(labels.get(c, c)) for c in columns]
 
 
 def to_markdown(
@@ -243,31 +383,47 @@ def to_markdown(
     algorithms: Sequence[str] | None = None,
     caption: bool = True,
     ci: float = DEFAULT_CI,
+    labels: Mapping[str, str] | None = None,
+    setting: Mapping[str, Any] | None = None,
 ) -> str:
-    """A Markdown table: rows experiment, columns algorithm, cells "mean ± se".
+    """A Markdown table: rows experiment (x metric), columns algorithm, cells "mean ± se".
 
-    The lowest mean of each row is in **bold** (all tied lowest means are); cells whose
-    interval overlaps the best one's are underlined with ``<u>...</u>`` (Markdown has no
-    underline; GitHub and the Snakemake report render the HTML tag), see
-    :func:`best_and_overlapping`. Experiment keys other than ``benchmark`` (e.g. ``speed``)
+    Marks by :func:`separated_best`: **bold** = the lowest mean, separated from every other
+    cell by more than ``ci`` standard errors; ``<u>...</u>`` (Markdown has no underline;
+    GitHub and the Snakemake report render the HTML tag) = the cells tied for best when none
+    is separated. With a ``metric`` column (:func:`summary_tables`) each experiment has one row
+    per metric and a "metric" column. Experiment keys other than ``benchmark`` (e.g. ``speed``)
     appear in the row label only when they take more than one value. ``algorithms`` fixes the
-    column order (default: order of appearance).
+    column order (default: order of appearance); ``labels`` maps algorithm keys to column
+    names (default ``table.attrs["labels"]``, else the keys). ``setting``
+    (:func:`tvbo.analysis.context.campaign_setting`) adds horizon, cost table and profile to
+    the caption.
     """
     columns, rows = _layout(table, digits, algorithms, ci)
+    names = _labels_for(table, columns, labels)
+    with_metric = "metric" in table.columns
+    head = ["benchmark", "metric"] if with_metric else ["benchmark"]
     lines = [
-        "| " + " | ".join(["benchmark", *columns]) + " |",
-        "|" + "---|" * (len(columns) + 1),
+        "| " + " | ".join([*head, *names]) + " |",
+        "|" + "---|" * (len(columns) + len(head)),
     ]
     for row in rows:
         texts = [
             f"**{c.text}**" if c.best else f"<u>{c.text}</u>" if c.underline else c.text
             for c in row.cells
         ]
-        lines.append("| " + " | ".join([row.label, *texts]) + " |")
+        first = [row.label, row.metric] if with_metric else [row.label]
+        lines.append("| " + " | ".join([*first, *texts]) + " |")
     if caption:
         lines.append("")
-        lines.append(_caption(table, ci))
+        lines.append(table_caption(table, ci, labels=_label_map(table, columns, labels),
+                                   setting=setting))
     return "\n".join(lines) + "\n"
+
+
+def _label_map(table: pd.DataFrame, columns: Sequence[str],
+               labels: Mapping[str, str] | None) -> dict[str, str]:
+    return dict(zip(columns, _labels_for(table, columns, labels), strict=True))
 
 
 #: LaTeX special characters and their escapes (backslash first: the others insert backslashes)
@@ -312,12 +468,16 @@ _LATEX_SYMBOLS: dict[str, str] = {
     ">": "$>$",
     "<": "$<$",
     "|": r"$|$",
+    "∫": r"$\int$",
+    "√": r"$\surd$",
+    "∓": r"$\mp$",
 }
 
 
 def latex_text(text: str) -> str:
     """Escaped ``text`` with the symbols of :data:`_LATEX_SYMBOLS` turned into LaTeX."""
     return "".join(_LATEX_SYMBOLS.get(char, latex_escape(char)) for char in str(text))
+
 
 
 def _latex_cell(cell: _Cell) -> str:
@@ -337,59 +497,120 @@ def to_latex(
     caption: bool = True,
     ci: float = DEFAULT_CI,
     label: str | None = None,
+    labels: Mapping[str, str] | None = None,
+    setting: Mapping[str, Any] | None = None,
 ) -> str:
     """The same table as :func:`to_markdown` as a LaTeX ``table`` float (needs ``booktabs``).
 
     Bold cells use ``\\textbf``, underlined ones ``\\underline``; names are escaped
-    (:func:`latex_escape`); the Overall row(s) sit below a ``\\midrule``, as in the papers.
+    (:func:`latex_escape`); the Overall row(s) sit below a ``\\midrule``, as in the papers, and
+    with several metrics a ``\\midrule`` separates the benchmarks. ``label`` is the LaTeX
+    ``\\label``; ``labels`` the column names (as in :func:`to_markdown`).
     """
     columns, rows = _layout(table, digits, algorithms, ci)
+    names = _labels_for(table, columns, labels)
+    with_metric = "metric" in table.columns
     lines = [
         r"% generated by tvbo; needs \usepackage{booktabs}",
         r"\begin{table}[ht]",
         r"\centering",
     ]
     if caption:
-        lines.append(rf"\caption{{{latex_text(_caption(table, ci))}}}")
+        text = table_caption(table, ci, labels=_label_map(table, columns, labels),
+                             setting=setting)
+        lines.append(rf"\caption{{{latex_text(text)}}}")
     if label:
         lines.append(rf"\label{{{label}}}")
+    head = ["Benchmark", "Metric"] if with_metric else ["Benchmark"]
     lines += [
-        rf"\begin{{tabular}}{{l{'c' * len(columns)}}}",
+        rf"\begin{{tabular}}{{{'l' * len(head)}{'c' * len(columns)}}}",
         r"\toprule",
-        " & ".join(["Benchmark", *(latex_escape(c) for c in columns)]) + r" \\",
+        " & ".join([*head, *(latex_escape(c) for c in names)]) + r" \\",
         r"\midrule",
     ]
     previous_overall = False
-    for row in rows:
+    for number, row in enumerate(rows):
         if row.overall and not previous_overall:
             lines.append(r"\midrule")
+        elif with_metric and row.label and number > 0:
+            lines.append(r"\midrule")
         previous_overall = row.overall
-        lines.append(
-            " & ".join([latex_escape(row.label), *(_latex_cell(c) for c in row.cells)]) + r" \\"
-        )
+        first = [latex_escape(row.label)]
+        if with_metric:
+            first.append(latex_text(row.metric))
+        lines.append(" & ".join([*first, *(_latex_cell(c) for c in row.cells)]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def _caption(table: pd.DataFrame, ci: float = DEFAULT_CI) -> str:
-    metric = table.attrs.get("metric", "the metric")
-    text = f"Mean ± standard error of {metric} over seeds"
-    if "n" in table.columns:
-        real = table[table["benchmark"] != OVERALL_LABEL]["n"]
-        if len(real):
-            low, high = int(real.min()), int(real.max())
-            text += f" (n = {low})" if low == high else f" (n = {low}–{high})"
-    text += "; lowest mean per row in bold (lower is better)"
-    if ci > 0:
+#: the papers' normalised regret, as every caption states it
+NORMALISED_DEFINITION = (
+    f"{OVERALL_LABEL}: the papers' normalised regret (BOLT [A] and [B], §5; spec_bolt §9.3): "
+    "per benchmark the best algorithm gets 0 and the worst 1, N = (mean − min) / (max − min) "
+    "of the algorithms' mean regrets, then N is averaged over the benchmarks (± standard error "
+    "over benchmarks)"
+)
+
+
+def _seed_text(table: pd.DataFrame) -> str:
+    if "n" not in table.columns:
+        return "over seeds"
+    real = table[table["benchmark"] != OVERALL_LABEL]["n"]
+    if not len(real):
+        return "over seeds"
+    low, high = int(real.min()), int(real.max())
+    return f"over {low} seeds" if low == high else f"over {low}–{high} seeds (missing runs)"
+
+
+def table_caption(
+    table: pd.DataFrame,
+    ci: float = DEFAULT_CI,
+    *,
+    labels: Mapping[str, str] | None = None,
+    setting: Mapping[str, Any] | None = None,
+) -> str:
+    """What a results table shows, exactly: metrics, statistics, marks, setting, names.
+
+    ``labels`` maps algorithm keys to the column names (each named with its key, so a reader
+    can find the config entry); ``setting`` is :func:`tvbo.analysis.context.campaign_setting`.
+    """
+    from tvbo.algorithms.display import VARIANT_MEANINGS
+    from tvbo.analysis.context import setting_text
+
+    metrics = _metrics_of(table)
+    defined = [METRIC_DEFINITIONS.get(m, m) for m in metrics]
+    text = (
+        defined[0][:1].upper() + defined[0][1:]
+        + ("" if len(defined) == 1 else "; " + "; ".join(defined[1:]))
+        + f". Every cell: mean ± s.e. {_seed_text(table)} (s.e. = standard error = "
+        "std(ddof=1)/√n)."
+    )
+    marked = [METRIC_NAMES.get(m, m) for m in metrics if is_marked(m)]
+    if marked:
         text += (
-            f"; underlined: the interval mean ± {ci:g} s.e. overlaps that of the best cell"
+            f" Lower is better. Bold: the lowest mean of a row when it is separated from every "
+            f"other cell by more than the standard errors (best mean + {ci:g} s.e. < other mean "
+            f"− {ci:g} s.e. for all others); otherwise no bold, and the cells tied for best (the "
+            f"lowest mean and every cell with mean − {ci:g} s.e. ≤ best mean + {ci:g} s.e.) are "
+            "underlined."
         )
-    text += "."
+        unmarked = [METRIC_NAMES.get(m, m) for m in metrics if not is_marked(m)]
+        if unmarked:
+            text += f" Not marked: {', '.join(unmarked)}."
     if (table["benchmark"] == OVERALL_LABEL).any():
-        text += (
-            f" {OVERALL_LABEL}: min-max normalised mean per benchmark (best 0, worst 1) averaged "
-            "over benchmarks, ± standard error over benchmarks."
-        )
+        text += f" {NORMALISED_DEFINITION}."
+    if setting is not None:
+        text += " " + setting_text(setting)
+    renamed = {key: name for key, name in (labels or {}).items() if name != key}
+    if renamed:
+        text += " Algorithms (label = config key): " + "; ".join(
+            f"{name} = {key}" for key, name in renamed.items()
+        ) + "."
+        shown = [v for v in ("paper", "robust") if any(f"({v})" in n for n in renamed.values())]
+        if shown:
+            text += " " + "; ".join(f"({v}) = {VARIANT_MEANINGS[v]}" for v in shown)
+            notes = table.attrs.get("variant_notes") or []
+            text += (": " + "; ".join(notes) + ".") if notes and "robust" in shown else "."
     return text
 
 
@@ -402,21 +623,64 @@ def to_csv(table: pd.DataFrame, path: str | Path) -> Path:
 
 
 def with_overall(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` plus the papers' normalised "Overall" rows (when >= 2 benchmarks, algorithms)."""
+    """``table`` plus the papers' normalised "Overall" rows (when >= 2 benchmarks, algorithms).
+
+    With a ``metric`` column, one set of Overall rows per marked (regret) metric.
+    """
     if table["benchmark"].nunique() < 2 or table["algorithm"].nunique() < 2:
         return table
-    normalised = normalised_regret(table)
-    overall = normalised[normalised["benchmark"] == OVERALL_LABEL]
-    combined = pd.concat([table, overall[table.columns]], ignore_index=True)
+    if "metric" not in table.columns:
+        normalised = normalised_regret(table)
+        overall = normalised[normalised["benchmark"] == OVERALL_LABEL]
+        combined = pd.concat([table, overall[table.columns]], ignore_index=True)
+        combined.attrs.update(table.attrs)
+        return combined
+    parts = [table]
+    for metric in _metrics_of(table):
+        if not is_marked(metric):
+            continue
+        normalised = normalised_regret(table[table["metric"] == metric].drop(columns="metric"))
+        overall = normalised[normalised["benchmark"] == OVERALL_LABEL].copy()
+        overall["metric"] = metric
+        parts.append(overall[table.columns])
+    combined = pd.concat(parts, ignore_index=True)
     combined.attrs.update(table.attrs)
     return combined
 
 
+def wide_csv_table(table: pd.DataFrame, metric: str, ci: float = DEFAULT_CI) -> pd.DataFrame:
+    """The CSV layout of :func:`write_tables`: one row per experiment x algorithm.
+
+    ``metric``'s ``mean``, ``se``, ``n`` (seeds), ``best`` (bold) and ``tied`` (underlined),
+    then ``<other>_mean`` / ``<other>_se`` (and ``_best`` / ``_tied`` for the other regret) of
+    every other metric of ``table`` (a :func:`summary_tables` table), and ``label``, the column
+    name the Markdown / LaTeX tables print.
+    """
+    marked = mark_best(table, ci)
+    keys = _row_keys(marked)
+    primary = marked[marked["metric"] == metric].drop(columns="metric")
+    out = primary[[*keys, "algorithm", "mean", "se", "n", "best", "tied"]].reset_index(drop=True)
+    for other in _metrics_of(marked):
+        if other == metric:
+            continue
+        columns = ["mean", "se"] + (["best", "tied"] if is_marked(other) else [])
+        part = marked[marked["metric"] == other][[*keys, "algorithm", *columns]]
+        part = part.rename(columns={c: f"{other}_{c}" for c in columns})
+        out = out.merge(part, on=[*keys, "algorithm"], how="left")
+    labels = dict(table.attrs.get("labels") or {})
+    out.insert(len(keys) + 1, "label", out["algorithm"].map(lambda a: labels.get(a, a)))
+    out.attrs.update(table.attrs)
+    out.attrs["metric"] = metric
+    return out
+
+
 #: what :func:`write_tables` can write per metric (file name suffix -> content)
 TABLE_FORMATS: dict[str, str] = {
-    "csv": "<metric>.csv: long form, one row per experiment x algorithm (mean, se, n, best, "
-    "overlaps_best)",
-    "md": "<metric>.md: the papers' layout with the Overall row, bold and <u>underline</u>",
+    "csv": "<metric>.csv: one row per experiment x algorithm: label, the metric's mean, se, n "
+    "(seeds), best (bold), tied (underlined), then <other metric>_mean/_se of the other "
+    "regret and of the query count",
+    "md": "<metric>.md: per benchmark one row per metric (the metric first, then the other "
+    "regret and the queries), the Overall rows, bold and <u>underline</u>",
     "tex": "<metric>.tex: the same as a LaTeX booktabs table",
     "normalised": "<metric>_normalised.csv: min-max normalised mean per benchmark and the "
     "Overall rows (the numbers behind the papers' normalised-regret figure)",
@@ -432,6 +696,40 @@ def table_files(metric: str, formats: Sequence[str]) -> list[str]:
     return [f"{metric}{suffixes[f]}" for f in formats]
 
 
+def campaign_summary(
+    campaign: xr.Dataset,
+    metrics: Sequence[str] = TABLE_METRICS,
+    labels: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """:func:`summary_tables` with the campaign's labels, variant notes and setting in attrs.
+
+    ``labels`` are config entries with ``label``/``variant`` (``algorithm_options``); see
+    :func:`tvbo.analysis.context.campaign_labels`. The attrs ``labels`` (key -> column name),
+    ``variant_notes`` and ``setting`` feed the writers and the caption.
+    """
+    from tvbo.algorithms.display import variant_notes
+    from tvbo.analysis.context import (
+        campaign_labels,
+        campaign_setting,
+        recorded_algorithm_options,
+    )
+
+    table = summary_tables(campaign, metrics)
+    names = campaign_labels(campaign, labels)
+    keys = list(pd.unique(table["algorithm"]))
+    table.attrs["labels"] = {k: names.get(k, k) for k in keys}
+    table.attrs["variant_notes"] = variant_notes(
+        keys, names, recorded_algorithm_options(campaign), labels
+    )
+    table.attrs["setting"] = campaign_setting(campaign)
+    return table
+
+
+def _ordered(metric: str, metrics: Sequence[str]) -> list[str]:
+    """``metric`` first, then the other shown metrics (both regrets and the query count)."""
+    return [metric, *[m for m in metrics if m != metric]]
+
+
 def write_tables(
     campaign: xr.Dataset,
     outdir: str | Path,
@@ -440,32 +738,51 @@ def write_tables(
     formats: Sequence[str] = ("csv", "md"),
     ci: float = DEFAULT_CI,
     digits: int = 3,
+    labels: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Write the tables of each metric in each of ``formats`` (:data:`TABLE_FORMATS`).
 
-    The Markdown and LaTeX tables add the papers' normalised "Overall" row(s) at the bottom;
-    the CSV holds only per-benchmark statistics so that every row of it is one experiment x
-    algorithm (its ``best``/``overlaps_best`` columns are the bold/underline of the other
-    formats); ``normalised`` holds the normalised values and the Overall rows. LaTeX and the
-    normalised CSV are opt-in here (the ``tvbo table`` command writes all four).
+    Every table shows both regrets and the number of queries (:data:`TABLE_METRICS`), the
+    file's metric first: a low query regret from a few well-placed queries is visible beside
+    the time-integrated regret. The Markdown and LaTeX tables add the papers' normalised
+    "Overall" rows (one per regret) at the bottom; the CSV holds only per-benchmark statistics
+    (one row per experiment x algorithm, :func:`wide_csv_table`); ``normalised`` holds the
+    normalised values of the file's metric and its Overall rows. Column names are the
+    algorithms' labels (``W-DBO (robust)``; ``labels``: config entries carrying ``label`` or
+    ``variant``). LaTeX and the normalised CSV are opt-in here (``tvbo table`` writes all four).
     """
     _check_ci(ci)
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    # the companions a campaign records (every run file has all three; synthetic ones may not)
+    present = set(available_metrics(campaign))
+    shown = list(dict.fromkeys([*metrics, *(m for m in TABLE_METRICS if m in present)]))
+    full = campaign_summary(campaign, shown, labels)
+    setting = full.attrs["setting"]
     written = []
     for metric in metrics:
-        table = summary_table(campaign, metric)
+        order = _ordered(metric, shown)
+        table = pd.concat([full[full["metric"] == m] for m in order], ignore_index=True)
+        table.attrs.update(full.attrs)
+        table.attrs["metric"] = metric
         for fmt, name in zip(formats, table_files(metric, formats), strict=True):
             path = outdir / name
             if fmt == "csv":
-                to_csv(mark_best(table, ci), path)
+                to_csv(wide_csv_table(table, metric, ci), path)
             elif fmt == "md":
-                text = to_markdown(with_overall(table), digits=digits, ci=ci)
+                text = to_markdown(with_overall(table), digits=digits, ci=ci, setting=setting)
                 path.write_text(f"### {metric}\n\n" + text, encoding="utf-8")
             elif fmt == "tex":
-                text = to_latex(with_overall(table), digits=digits, ci=ci, label=f"tab:{metric}")
+                text = to_latex(with_overall(table), digits=digits, ci=ci, label=f"tab:{metric}",
+                                setting=setting)
                 path.write_text(text, encoding="utf-8")
             else:
-                to_csv(mark_best(normalised_regret(table), ci), path)
+                single = table[table["metric"] == metric].drop(columns="metric")
+                normalised = mark_best(normalised_regret(single), ci)
+                normalised.insert(
+                    normalised.columns.get_loc("algorithm") + 1, "label",
+                    normalised["algorithm"].map(lambda a: full.attrs["labels"].get(a, a)),
+                )
+                to_csv(normalised, path)
             written.append(path)
     return written

@@ -197,9 +197,13 @@ class _Colours:
     """One colour per algorithm, in the campaign's order (the same palette as figures.py)."""
 
     def __init__(self, campaign: xr.Dataset) -> None:
+        from tvbo.analysis.context import campaign_labels
+
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
         palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
         self.of = dict(zip(self.algorithms, palette, strict=False))
+        #: legend names with the variant (W-DBO (robust)), as in every table and figure
+        self.names = campaign_labels(campaign)
 
 
 def _band(ax: Axes, table: pd.DataFrame, colour: object, *, log_y: bool, **style: object) -> None:
@@ -222,7 +226,8 @@ def _prepare(campaign: xr.Dataset, runs: pd.DataFrame | None, nstar_summary: str
 
 
 def _legend(fig: Figure, colours: _Colours, extra: list[Line2D] | None = None) -> None:
-    handles = [Line2D([], [], color=colours.of[a], marker="o", label=a) for a in colours.algorithms]
+    handles = [Line2D([], [], color=colours.of[a], marker="o", label=colours.names.get(a, a))
+               for a in colours.algorithms]
     fig.legend(handles=handles + (extra or []), loc="outside right upper", title="algorithm",
                frameon=False)
 

@@ -66,6 +66,8 @@ rule regret_tables:
         ),
     log:
         "results/{campaign}/logs/regret_tables.log",
+    params:
+        labels=label_options,
     threads: 1
     resources:
         runtime=10,
@@ -74,7 +76,7 @@ rule regret_tables:
         "../envs/tvbo.yaml"
     shell:
         'tvbo table {input.campaign:q} --outdir "$(dirname {output.average_regret_csv:q})" '
-        "> {log:q} 2>&1"
+        "{params.labels} > {log:q} 2>&1"
 
 
 rule figures:
@@ -104,6 +106,8 @@ rule figures:
         ),
     log:
         "results/{campaign}/logs/figures.log",
+    params:
+        labels=label_options,
     threads: 1
     resources:
         runtime=10,
@@ -112,7 +116,7 @@ rule figures:
         "../envs/tvbo.yaml"
     shell:
         'MPLBACKEND=Agg tvbo figures {input.campaign:q} --outdir "$(dirname {output.regret:q})" '
-        "> {log:q} 2>&1"
+        "{params.labels} > {log:q} 2>&1"
 
 
 rule normalised_regret_figure:
@@ -128,6 +132,8 @@ rule normalised_regret_figure:
         ),
     log:
         "results/{campaign}/logs/normalised_regret_figure.log",
+    params:
+        labels=label_options,
     threads: 1
     resources:
         runtime=10,
@@ -136,7 +142,7 @@ rule normalised_regret_figure:
         "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_comparison:
@@ -175,6 +181,7 @@ rule paper_comparison:
         "results/{campaign}/logs/paper_comparison_{paper}.log",
     params:
         aliases=paper_alias_options,
+        labels=label_options,
     threads: 1
     resources:
         runtime=10,
@@ -183,4 +190,4 @@ rule paper_comparison:
         "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper {wildcards.paper} "
-        '{params.aliases} --outdir "$(dirname {output.csv:q})" > {log:q} 2>&1'
+        '{params.aliases} --outdir "$(dirname {output.csv:q})" {params.labels} > {log:q} 2>&1'

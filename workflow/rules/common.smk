@@ -59,6 +59,7 @@ def _check_config(cfg):
     """Cross-checks the JSON Schema cannot express with a readable message."""
     try:
         from tvbo.algorithms import names as algorithm_names
+        from tvbo.algorithms.display import split_label_options  # noqa: F401 (import check)
         from tvbo.benchmarks import names as benchmark_names
     except ImportError as err:
         raise ImportError(
@@ -76,6 +77,11 @@ def _check_config(cfg):
     _check_names("algorithm", cfg["algorithms"], algorithms + ablations)
     _check_names("benchmark", list(cfg["benchmark_options"]), benchmarks)
     _check_names("algorithm", list(cfg["algorithm_options"]), algorithms + ablations)
+    for name, options in cfg["algorithm_options"].items():
+        try:  # label / variant: a clear error (an unknown variant lists the valid ones)
+            split_label_options(options)
+        except ValueError as err:
+            raise ValueError(f"config: algorithm_options {name!r}: {err}") from None
     if (cfg["compute"] == "polynomial") != (cfg["polynomial"] is not None):
         raise ValueError(
             "config: 'polynomial' (coefficients of R(n)) must be set exactly when compute is "
@@ -112,6 +118,8 @@ def _check_paper_aliases(cfg):
 
 
 _check_config(config)
+
+from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
 
 
 def _check_noise_protocols(cfg):
@@ -246,7 +254,11 @@ def simulate_options(wildcards):
     args += benchmark_configuration_args(wildcards.benchmark)
     for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
         args += ["--oracle-table", table]
-    algorithm_options = config["algorithm_options"].get(wildcards.algorithm)
+    # label/variant only name the algorithm in tables and figures (label_options): kept out of
+    # the run, so renaming a column never reruns a simulation
+    algorithm_options, _ = split_label_options(
+        config["algorithm_options"].get(wildcards.algorithm)
+    )
     if algorithm_options:
         args += ["--algorithm-options", json.dumps(algorithm_options, sort_keys=True)]
     return shlex.join(args)
@@ -392,6 +404,15 @@ def paper_alias_options(wildcards):
     names = set(paper_table(wildcards.paper)["algorithm"])
     pairs = [f"{k}={v}" for k, v in sorted(config["paper_aliases"].items()) if k in names]
     return shlex.join([arg for pair in pairs for arg in ("--alias", pair)])
+
+
+def label_options(wildcards):
+    """`--labels JSON` of the analysis commands: the label/variant of config algorithm_options
+    (empty when none is set: every algorithm is then named by its preset's display name)."""
+    from tvbo.analysis.context import label_overrides
+
+    overrides = label_overrides(config["algorithm_options"])
+    return shlex.join(["--labels", json.dumps(overrides, sort_keys=True)]) if overrides else ""
 
 
 def final_outputs():

@@ -30,9 +30,11 @@ rule paper_figures_sparq:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_figures_pegpucb:
@@ -75,9 +77,11 @@ rule paper_figures_pegpucb:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb "
-        '--outdir "$(dirname {output.regret:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.regret:q})" {params.labels} > {log:q} 2>&1'
 
 
 rule paper_figures_boke:
@@ -106,7 +110,9 @@ rule paper_figures_boke:
         mem_mb=2000,
     conda:
         "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
-        '--outdir "$(dirname {output.figure:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
 

@@ -1,0 +1,335 @@
+"""How an algorithm is named in tables, figure legends and captions: display name + variant.
+
+Several algorithms exist in two forms: the algorithm as its paper describes it, and tvbo's
+version with a documented safeguard (``w-dbo`` carries weak log-normal hyperparameter priors and
+at most 2 removals per cleaning; ``w-dbo-reference`` is the paper's). A table that prints
+``w-dbo`` beside a published "W-DBO" column hides which one it shows, so every label says it:
+``W-DBO (paper)`` / ``W-DBO (robust)``.
+
+One place decides the label, :func:`display_name`; tables, the paper comparison, campaign and
+paper figures all call it (through :func:`algorithm_labels` for a whole campaign).
+
+The metadata (:data:`ALGORITHM_INFO`, extended with :func:`register_display`) gives each
+registry name a display name and either
+
+* a fixed ``variant`` (``"paper"`` | ``"robust"`` | None), or
+* ``safeguards``: option paths (``"surrogate.prior"``, ``"dataset.max_removals"``,
+  ``"fit_cold_start"``) with the values the paper's algorithm has. The variant is then read from
+  the algorithm's *resolved* options (``Algorithm.options()``, as recorded in every run file):
+  ``"robust"`` if any safeguard differs from the paper's value, else ``"paper"``. So
+  ``{my-wdbo: {preset: w-dbo, surrogate: {prior: null}, max_removals: null}}`` is labelled
+  ``W-DBO (paper)``, honestly, without anyone declaring it.
+
+A name with no metadata that ends in ``-paper`` or ``-reference`` and whose stem has metadata
+(``bolt-paper`` -> ``bolt``) is the stem's display name with variant ``"paper"``: faithful
+presets added later are labelled without further code. Any other unknown name is shown as is.
+
+Config entries (``algorithm_options``) may carry two keys that only affect the label and are
+removed before the algorithm is built (:func:`split_label_options`): ``label`` (the whole label,
+verbatim) and ``variant`` (one of :data:`VARIANTS`, or null for no suffix).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: the variants a label can show
+VARIANTS: tuple[str, ...] = ("paper", "robust")
+#: what each variant means (for captions)
+VARIANT_MEANINGS: dict[str, str] = {
+    "paper": "the algorithm as its paper describes it",
+    "robust": "tvbo's version with documented safeguards",
+}
+#: config keys that only name the algorithm (never passed to the algorithm)
+LABEL_KEYS: tuple[str, ...] = ("label", "variant")
+#: name suffixes that mark a faithful preset without metadata of its own
+PAPER_SUFFIXES: tuple[str, ...] = ("-reference", "-paper")
+
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """Display metadata of one registry name (see the module docstring)."""
+
+    display: str
+    variant: str | None = None
+    #: option path -> the values the paper's algorithm has (any other value = a safeguard)
+    safeguards: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: what the safeguards are, for captions ("log-normal hyperparameter priors; ...")
+    robust_note: str = ""
+
+
+_WDBO_SAFEGUARDS = {"surrogate.prior": (None, {}), "dataset.max_removals": (None,)}
+_WDBO_NOTE = "weak log-normal hyperparameter priors (MAP-II) and at most 2 removals per cleaning"
+_BOLT_SAFEGUARDS = {"surrogate.prior": (None, {})}
+_BOLT_NOTE = "W-DBO's weak log-normal hyperparameter priors (MAP-II)"
+
+ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
+    "gp-ucb": AlgorithmInfo("GP-UCB"),
+    "st-gp-ucb": AlgorithmInfo("ST-GP-UCB"),
+    "tv-gp-ucb": AlgorithmInfo("TV-GP-UCB"),
+    "r-gp-ucb": AlgorithmInfo("R-GP-UCB"),
+    "et-gp-ucb": AlgorithmInfo("ET-GP-UCB"),
+    "sw-gp-ucb": AlgorithmInfo("SW-GP-UCB"),
+    "w-gp-ucb": AlgorithmInfo("W-GP-UCB"),
+    "abo": AlgorithmInfo("ABO"),
+    "w-dbo": AlgorithmInfo("W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE),
+    "w-dbo-reference": AlgorithmInfo(
+        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE
+    ),
+    "bolt": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE),
+    "bolt-reference": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE),
+    "bolt-icml": AlgorithmInfo(
+        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE
+    ),
+    # the cold start is tvbo's fix for a fit trapped in the "all noise" optimum (sparq.py)
+    "sparq-gp-ucb": AlgorithmInfo(
+        "SparQ-GP-UCB",
+        safeguards={"fit_cold_start": (False,)},
+        robust_note="every hyperparameter fit also starts from the initial values",
+    ),
+    # "pre": the pre-update sigma the proof needs; Algorithm 1 as printed uses the posterior one
+    "pe-gp-ucb": AlgorithmInfo(
+        "PE-GP-UCB",
+        safeguards={"test_sigma": ("post",)},
+        robust_note="the elimination test uses the pre-update sigma (as the proof needs)",
+    ),
+    "mle-prior": AlgorithmInfo("MLE prior"),
+    "bayes-prior": AlgorithmInfo("Bayes prior"),
+    "regret-balancing": AlgorithmInfo("Regret balancing"),
+    "random-search": AlgorithmInfo("Random search"),
+    "boke": AlgorithmInfo("BOKE"),
+    "boke-plus": AlgorithmInfo("BOKE+"),
+    "kr-ucb": AlgorithmInfo("KR-UCB"),
+    "tv-boke": AlgorithmInfo("TV-BOKE"),
+}
+
+
+def check_variant(variant: Any, where: str = "variant") -> str | None:
+    """``variant`` if it is one of :data:`VARIANTS` or None; a ValueError lists them otherwise."""
+    if variant is None or variant in VARIANTS:
+        return variant
+    raise ValueError(
+        f"{where}: unknown variant {variant!r}; valid variants: {', '.join(VARIANTS)} (or null)"
+    )
+
+
+def register_display(
+    name: str,
+    display: str,
+    *,
+    variant: str | None = None,
+    safeguards: Mapping[str, Iterable[Any]] | None = None,
+    robust_note: str = "",
+    replace: bool = False,
+) -> None:
+    """Give registry name ``name`` its display metadata (next to its ``register_preset``)."""
+    check_variant(variant, f"register_display({name!r})")
+    if variant is not None and safeguards:
+        raise ValueError(
+            f"register_display({name!r}): give a fixed variant or safeguards, not both"
+        )
+    if name in ALGORITHM_INFO and not replace:
+        raise ValueError(f"display metadata for {name!r} already exists")
+    guards = {path: tuple(values) for path, values in (safeguards or {}).items()}
+    ALGORITHM_INFO[name] = AlgorithmInfo(str(display), variant, guards, robust_note)
+
+
+def algorithm_info(name: str) -> AlgorithmInfo | None:
+    """The metadata of ``name``: its own, or for ``<stem>-paper``/``<stem>-reference`` without
+    any the stem's display name with variant ``"paper"``; None for names without metadata."""
+    if name in ALGORITHM_INFO:
+        return ALGORITHM_INFO[name]
+    for suffix in PAPER_SUFFIXES:
+        stem = name[: -len(suffix)] if name.endswith(suffix) else ""
+        if stem in ALGORITHM_INFO:
+            base = ALGORITHM_INFO[stem]
+            return AlgorithmInfo(base.display, "paper", {}, base.robust_note)
+    return None
+
+
+def split_label_options(options: Mapping[str, Any] | None) -> tuple[dict, dict]:
+    """``(algorithm options, label options)``: ``label``/``variant`` taken out (variant checked)."""
+    options = dict(options or {})
+    labels = {key: options.pop(key) for key in LABEL_KEYS if key in options}
+    if "variant" in labels:
+        check_variant(labels["variant"])
+    if "label" in labels and not (isinstance(labels["label"], str) and labels["label"].strip()):
+        raise ValueError(f"label must be a non-empty string, got {labels['label']!r}")
+    return options, labels
+
+
+def _lookup(options: Mapping[str, Any], path: str) -> Any:
+    value: Any = options
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return _UNSET
+        value = value[part]
+    return value
+
+
+def _same(value: Any, faithful: Any) -> bool:
+    """Equality that survives the JSON of a run file (tuples become lists)."""
+    return json.dumps(value, sort_keys=True, default=str) == json.dumps(
+        faithful, sort_keys=True, default=str
+    )
+
+
+class MissingOption(ValueError):
+    """A safeguard option is not among an algorithm's recorded options."""
+
+
+def variant_of(info: AlgorithmInfo, resolved: Mapping[str, Any]) -> str | None:
+    """The variant of an algorithm with metadata ``info`` and resolved options ``resolved``.
+
+    A safeguard path missing from ``resolved`` is an error (the metadata names an option the
+    algorithm does not record), never a silent "paper".
+    """
+    if not info.safeguards:
+        return info.variant
+    robust = False
+    for path, faithful in info.safeguards.items():
+        value = _lookup(resolved, path)
+        if value is _UNSET:
+            raise MissingOption(
+                f"display metadata of {info.display!r}: option {path!r} is not in the "
+                f"algorithm's recorded options ({sorted(resolved)})"
+            )
+        robust = robust or not any(_same(value, f) for f in faithful)
+    return "robust" if robust else "paper"
+
+
+def resolved_options(key: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The options ``make(key, **options)`` resolves to (the algorithm is built, not run)."""
+    from tvbo.algorithms import make  # lazy: the registry imports every algorithm module
+
+    return dict(make(key, **dict(options or {})).options())
+
+
+def display_name(
+    key: str,
+    spec: Mapping[str, Any] | None = None,
+    *,
+    resolved: Mapping[str, Any] | None = None,
+) -> str:
+    """The label of campaign algorithm ``key``: display name + `` (variant)``, or the user's.
+
+    ``spec`` is the key's config entry (``algorithm_options[key]``: options, ``preset``, and the
+    label keys ``label``/``variant``); ``resolved`` the algorithm's resolved options as recorded
+    in its run file (``Algorithm.options()``). Without ``resolved``, an algorithm whose variant
+    depends on its options is built from ``spec`` to resolve them. Order: ``label`` verbatim;
+    else the metadata of the preset (``spec['preset']``, the recorded ``preset``, or ``key``)
+    with ``variant`` from the spec, else from the metadata; names without metadata as given.
+    """
+    options, labels = split_label_options(spec)
+    if "label" in labels:
+        return str(labels["label"]).strip()
+    recorded_preset = (resolved or {}).get("preset")
+    base = str(options.get("preset") or recorded_preset or key)
+    info = algorithm_info(base)
+    if info is None:
+        return key
+    if "variant" in labels:
+        variant = labels["variant"]
+    elif info.safeguards:
+        try:
+            variant = variant_of(info, resolved if resolved is not None
+                                 else resolved_options(key, options))
+        except MissingOption:
+            if resolved is None:
+                raise
+            # a run file older than the option: the preset as it is built today decides
+            variant = variant_of(info, resolved_options(key, options))
+    else:
+        variant = info.variant
+    return f"{info.display} ({variant})" if variant else info.display
+
+
+def algorithm_labels(
+    keys: Iterable[str],
+    specs: Mapping[str, Mapping[str, Any]] | None = None,
+    resolved: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, str]:
+    """``{key: label}`` for a campaign's algorithms, every label unique.
+
+    An ablation (a key built from a preset with other options, ``bolt-fifo: {preset: bolt,
+    removal: oldest}``) gets its key appended, ``"BOLT (robust) [bolt-fifo]"``: it is not the
+    preset's algorithm, and the name says which config entry made it. Keys that still resolve
+    to the same label also get their key, except a single key that is its own preset
+    (``bolt``) or one with an explicit ``label``. Two equal explicit ``label``\\ s are an error.
+    """
+    keys = list(dict.fromkeys(str(k) for k in keys))
+    specs = specs or {}
+    resolved = resolved or {}
+    labels = {k: display_name(k, specs.get(k), resolved=resolved.get(k)) for k in keys}
+    explicit = [k for k in keys if "label" in (specs.get(k) or {})]
+    for key in keys:
+        if key not in explicit and _is_ablation(key, specs, resolved):
+            labels[key] = f"{labels[key]} [{key}]"
+    seen: dict[str, list[str]] = {}
+    for key, label in labels.items():
+        seen.setdefault(label, []).append(key)
+    for label, owners in seen.items():
+        if len(owners) < 2:
+            continue
+        given = [k for k in owners if k in explicit]
+        if len(given) > 1:
+            raise ValueError(
+                f"algorithms {given} have the same label {label!r}; labels must differ"
+            )
+        # the one key that is its own preset (``bolt`` beside ``bolt-fifo``) keeps the plain label
+        plain = [k for k in owners if k not in given and _base(k, specs, resolved) == k]
+        keep = set(given) | (set(plain) if len(plain) == 1 and not given else set())
+        for key in owners:
+            if key not in keep:
+                labels[key] = f"{label} [{key}]"
+    return labels
+
+
+def _normalised(options: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in options.items() if k != "preset"}, sort_keys=True,
+                      default=str)
+
+
+def _is_ablation(key: str, specs: Mapping[str, Mapping[str, Any]],
+                 resolved: Mapping[str, Mapping[str, Any]]) -> bool:
+    """An alias (``key`` built from another preset) whose options differ from that preset's.
+
+    Such a column is not the preset's algorithm (``bolt-fifo: {preset: bolt, removal:
+    oldest}``), so its label carries its key; a pure rename (``{mine: {preset: bolt}}``) does
+    not. Compared on the resolved options (recorded, or built from the spec).
+    """
+    base = _base(key, specs, resolved)
+    if base == key or algorithm_info(base) is None:
+        return False
+    options, _ = split_label_options(specs.get(key))
+    mine = resolved.get(key)
+    if mine is None:
+        mine = resolved_options(key, options)
+    return _normalised(mine) != _normalised(resolved_options(base))
+
+
+def _base(key: str, specs: Mapping[str, Mapping[str, Any]],
+          resolved: Mapping[str, Mapping[str, Any]]) -> str:
+    """The preset ``key`` is built from (its own name unless the spec or record names one)."""
+    return str((specs.get(key) or {}).get("preset") or (resolved.get(key) or {}).get("preset")
+               or key)
+
+
+def variant_notes(keys: Iterable[str], labels: Mapping[str, str],
+                  resolved: Mapping[str, Mapping[str, Any]] | None = None,
+                  specs: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """One caption sentence per display name shown with a variant: what '(robust)' adds."""
+    notes: dict[str, str] = {}
+    for key in keys:
+        label = labels.get(key, key)
+        if "(robust)" not in label:
+            continue
+        info = algorithm_info(_base(key, specs or {}, resolved or {}))
+        if info is not None and info.robust_note:
+            notes.setdefault(info.display, f"{info.display} (robust): {info.robust_note}")
+    return list(notes.values())
