@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy
+import scipy.linalg  # noqa: F401  (loads scipy's BLAS, so that threads= pins it too)
 import simpy
 import xarray as xr
 
@@ -22,6 +23,7 @@ from tvbo.benchmarks import make as make_benchmark
 from tvbo.results.schema import RUN_KEYS
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.threads import limit_blas_threads
 
 
 def _versions() -> dict[str, str]:
@@ -58,6 +60,7 @@ def simulate(
     expert_cost: float | None = None,
     expert_noise_var: float | None = None,
     progress: Callable[[float, float, int], None] | None = None,
+    threads: int | None = 1,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
 
@@ -67,8 +70,15 @@ def simulate(
     part of R(n)); ``speed`` divides every compute time (what-if studies). ``horizon``, ``cost``
     and ``noise_var`` override the benchmark's table (``cost_table``: metronome | icml).
     ``expert_cost`` / ``expert_noise_var`` set the expert that answers side queries (SparQ-GP-UCB;
-    default: the benchmark's cost and noise). Bad input raises ``ValueError`` naming the problem.
+    default: the benchmark's cost and noise). ``threads`` pins the BLAS thread pools of numpy and
+    scipy for the duration of the call (default 1: many small dense problems run fastest, and
+    never oversubscribe shared cores, with one thread; ``None`` leaves them alone); the previous
+    counts are restored afterwards and ``os.environ`` is never changed (see
+    :mod:`tvbo.sim.threads`). Bad input raises ``ValueError`` naming the problem.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):
+        raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     if horizon is not None and not horizon > 0:
@@ -95,10 +105,11 @@ def simulate(
         algo = algorithm
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
-    recorder = engine.run()
-    grid = engine.time_grid()
-    ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid)],
-                  compat="no_conflicts", join="outer")
+    with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded
+        recorder = engine.run()
+        grid = engine.time_grid()
+        ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid)],
+                      compat="no_conflicts", join="outer")
 
     avg = average_regret(ds["regret"].values, ds["is_warmup"].values)
     tir = time_integrated_regret(grid, ds["regret_held"].values, engine.horizon)
