@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.stats import qmc
 
 from tvbo.sim.work import WorkCounter
 
@@ -104,6 +103,10 @@ class AcquisitionOptimizer:
 
     # -- internals --------------------------------------------------------------------------
     def _sobol(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        # imported here: scipy.stats costs ~0.2-0.5 s of start-up and discrete problems
+        # (candidates) never need it
+        from scipy.stats import qmc
+
         sampler = qmc.Sobol(d, scramble=True, rng=rng)
         m = int(np.log2(self.raw_samples))
         if 2**m == self.raw_samples:

@@ -65,7 +65,6 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.stats import qmc
 
 from tvbo.acquisition.beta import BetaSchedule, make_beta
 from tvbo.algorithms.base import Algorithm
@@ -461,6 +460,8 @@ class PriorSetAlgorithm(Algorithm):
         if self.problem.candidates is not None:
             self.candidates = np.asarray(self.problem.candidates, float).reshape(-1, d)
         else:
+            from scipy.stats import qmc  # here: discrete problems never pay for scipy.stats
+
             sob = qmc.Sobol(d, scramble=True, seed=self.rng)
             self.candidates = sob.random(self.n_candidates)
         self.gps = [PriorGP(p, d, self.work) for p in self.priors]
