@@ -136,10 +136,10 @@ def worker(job: dict) -> dict:
         "in_process": t3 - _T0,  # the parent adds interpreter start and exit
         "imports_and_make": t1 - _T0,
         "simulate": t2 - t1,
-        "algorithm": algo_watch.seconds,
-        "oracle": oracle_watch.seconds,
+        "algorithm_s": algo_watch.seconds,
+        "oracle_s": oracle_watch.seconds,
         "oracle_calls": oracle_watch.calls,
-        "record": t3 - t2,
+        "record_s": t3 - t2,
         "cpu": time.process_time() - cpu0,
     }
 
@@ -154,9 +154,9 @@ def measure(job: dict) -> dict:
         raise SystemExit(f"{job['benchmark']}/{job['algorithm']} failed:\n{proc.stderr}")
     row = json.loads(proc.stdout.strip().splitlines()[-1])
     row["wall"] = wall
-    row["startup"] = wall - (row["in_process"] - row["imports_and_make"])
-    row["engine"] = row["simulate"] - row["algorithm"] - row["oracle"]
-    row["outside_share"] = 1.0 - row["algorithm"] / wall
+    row["startup_s"] = wall - (row["in_process"] - row["imports_and_make"])
+    row["engine_s"] = row["simulate"] - row["algorithm_s"] - row["oracle_s"]
+    row["outside_share"] = 1.0 - row["algorithm_s"] / wall
     return row
 
 
@@ -266,14 +266,14 @@ def print_header() -> None:
 def print_row(r: dict) -> None:
     print(f"{r['benchmark']:>12} {r['algorithm']:>8} {r['iterations']:>5d} "
           f"{r['final_size']:>4d} {r['wall']:>7.2f} "
-          + " ".join(f"{r[p]:>9.2f}" for p in PARTS)
+          + " ".join(f"{r[p + '_s']:>9.2f}" for p in PARTS)
           + f" {100 * r['outside_share']:>8.1f}", flush=True)
 
 
 def summary(rows: list[dict]) -> None:
     total = sum(r["wall"] for r in rows)
     print("\nshare of all measured wall time: " + ", ".join(
-        f"{p} {100 * sum(r[p] for r in rows) / total:.1f} %" for p in PARTS))
+        f"{p} {100 * sum(r[p + '_s'] for r in rows) / total:.1f} %" for p in PARTS))
     shares = sorted(r["outside_share"] for r in rows)
     median = statistics.median(shares)
     verdict = "meets" if median <= 0.30 else "misses"
