@@ -284,6 +284,9 @@ def summary(rows: list[dict]) -> None:
     print(f"time outside the algorithm's own compute, median run: {100 * median:.1f} % "
           f"(issue 14 target <= 30 %: {verdict}); range {100 * shares[0]:.1f}-"
           f"{100 * shares[-1]:.1f} %")
+    # what-if: the same runs with a free oracle (a shared, precomputed f* table)
+    free = statistics.median(1.0 - r["algorithm_s"] / (r["wall"] - r["oracle_s"]) for r in rows)
+    print(f"  ... with a free oracle (what-if): median {100 * free:.1f} %")
     build = sum(r.get("oracle_build_s", 0.0) for r in rows)
     oracle = sum(r["oracle_s"] for r in rows)
     print(f"oracle: {build:.1f} s building f* tables + {oracle - build:.1f} s refining "
