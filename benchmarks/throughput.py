@@ -28,15 +28,18 @@ runs (algorithms that were not measured are assumed to cost like the measured on
 ``--algorithms`` all of them for an honest estimate), and the runs are scheduled longest first
 on the cores (LPT list scheduling, what Snakemake's greedy scheduler approaches).
 
-``--dry-estimate`` skips the measurements and estimates from a JSON file saved earlier with
-``--save``. ``--real`` runs Snakemake on a small grid (the measured benchmarks x algorithms x the
-seed, into a scratch campaign ``results/throughput_probe/``, removed afterwards unless ``--keep``)
-and prints its wall time beside the estimate for the same grid.
+``--dry-estimate`` only estimates (never runs Snakemake); with ``--load`` it skips the
+measurements and estimates from a JSON file saved earlier with ``--save``. ``--real`` runs
+Snakemake on a small grid (the measured benchmarks x algorithms x the seed, into a scratch
+campaign ``results/throughput_probe/``, removed afterwards unless ``--keep``) and prints its wall
+time beside the estimate for the same grid (the difference is Snakemake's own overhead: DAG,
+config validation, job start-up and the merge).
 
 Usage::
 
     python benchmarks/throughput.py --benchmarks shekel hartmann3 eggholder --save tp.json
-    python benchmarks/throughput.py --dry-estimate --load tp.json --cores 2
+    python benchmarks/throughput.py --campaign config/bolt_paper.yaml --cores 2 --dry-estimate \
+        --load tp.json
     python benchmarks/throughput.py --benchmarks eggholder --algorithms w-dbo --real --cores 2
 
 Real-data benchmarks read their prepared field from ``--data-dir`` (``data/`` after a workflow
@@ -297,7 +300,8 @@ def summary(rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="config/bolt_paper.yaml", help="study config")
+    parser.add_argument("--config", "--campaign", default="config/bolt_paper.yaml",
+                        help="study config (default config/bolt_paper.yaml)")
     parser.add_argument("--algorithms", nargs="+", default=["w-dbo", "bolt"])
     parser.add_argument("--benchmarks", nargs="+", default=None, help="default: the study's")
     parser.add_argument("--seed", type=int, default=0)
@@ -306,7 +310,8 @@ def main() -> None:
     parser.add_argument("--save", metavar="JSON", help="write the measured rows to a file")
     parser.add_argument("--load", metavar="JSON", help="rows measured earlier (--save)")
     parser.add_argument("--dry-estimate", action="store_true",
-                        help="no measurement: estimate the study from --load rows")
+                        help="estimate the study's wall time without running it (from --load "
+                        "rows if given, else from measuring the sample first)")
     parser.add_argument("--real", action="store_true",
                         help="also run Snakemake on the measured grid and compare")
     parser.add_argument("--keep", action="store_true", help="keep results/throughput_probe")
@@ -319,9 +324,7 @@ def main() -> None:
     import yaml
 
     study = yaml.safe_load((REPO / args.config).read_text())
-    if args.dry_estimate:
-        if not args.load:
-            parser.error("--dry-estimate needs --load ROWS.json (from an earlier --save)")
+    if args.load:
         rows = json.loads(Path(args.load).read_text())
         print_header()
         for row in rows:
@@ -347,7 +350,9 @@ def main() -> None:
     print(f"\nestimated {args.config}: {est['runs']} runs, {est['cpu_hours']:.2f} CPU hours, "
           f"{est['wall_hours']:.2f} h wall on {args.cores} cores (LPT), every algorithm priced "
           f"like the measured {', '.join(measured)}{note}")
-    if args.real and not args.dry_estimate:
+    if args.real and args.dry_estimate:
+        parser.error("--real runs the campaign probe; --dry-estimate promises not to")
+    if args.real:
         grid_b = sorted({r["benchmark"] for r in rows})
         grid_a = sorted({r["algorithm"] for r in rows})
         small = estimate(rows, study, args.cores, grid_b, grid_a, [args.seed])
