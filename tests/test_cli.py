@@ -260,6 +260,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "--benchmark-options", '{"oracle_grid_step": 2}',
         "--algorithm-options", '{"beta": {"kind": "const", "value": 2}}',
         "--max-iterations", "40", "--expert-cost", "0.3", "--expert-noise-var", "0.05",
+        "--threads", "2",
     ]  # fmt: skip
     status, _, stderr = run_cli(argv, capsys)
     assert status == 0, stderr
@@ -288,6 +289,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "expert_cost": 0.3,
         "expert_noise_var": 0.05,
         "oracle_table": None,
+        "threads": 2,
     }
     ds = xr.load_dataset(out)
     assert int(ds["seed"].item()) == 7 and float(ds["speed"].item()) == 2.5
@@ -365,9 +367,13 @@ def test_progress_in_a_log_ends_with_the_final_state() -> None:
 # -- list -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("what", ["benchmarks", "algorithms", "compute"])
 def test_list_one_kind(what, registry, capsys) -> None:
-    status, out, _ = run_cli(["list", what], capsys)
+    status, out, _ = run_cli(["list", what, "--names"], capsys)
     assert status == 0
     assert out.splitlines() == registry[what]
+    status, out, _ = run_cli(["list", what], capsys)  # with description and [citation]
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == registry[what]
+    assert all(line.rstrip().endswith("]") for line in out.splitlines())
 
 
 def test_list_all(registry, capsys) -> None:
@@ -376,7 +382,8 @@ def test_list_all(registry, capsys) -> None:
     lines = out.splitlines()
     for kind in ("benchmarks", "algorithms", "compute"):
         start = lines.index(f"{kind}:")
-        assert lines[start + 1 : start + 1 + len(registry[kind])] == [
+        block = lines[start + 1 : start + 1 + len(registry[kind])]
+        assert [line[:2] + line.split()[0] for line in block] == [
             f"  {n}" for n in registry[kind]
         ]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy
+import scipy.linalg  # noqa: F401  (loads scipy's BLAS, so that threads= pins it too)
 import simpy
 import xarray as xr
 
@@ -25,6 +26,7 @@ from tvbo.benchmarks import make as make_benchmark
 from tvbo.results.schema import RUN_KEYS
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.threads import limit_blas_threads
 
 
 def _versions() -> dict[str, str]:
@@ -103,6 +105,7 @@ def simulate(
     expert_noise_var: float | None = None,
     progress: Callable[[float, float, int], None] | None = None,
     oracle_table: str | Path | None = None,
+    threads: int | None = 1,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
 
@@ -115,8 +118,15 @@ def simulate(
     default: the benchmark's cost and noise). ``oracle_table`` is a shared f*(t) table written by
     :func:`write_oracle` / ``tvbo oracle`` for this very benchmark configuration; it replaces the
     run's own (identical) build of the oracle grid, and a table built for anything else is
-    rejected (``ValueError`` naming the field). Bad input raises ``ValueError`` naming the problem.
+    rejected (``ValueError`` naming the field). ``threads`` pins the BLAS thread pools of numpy and
+    scipy for the duration of the call (default 1: many small dense problems run fastest, and
+    never oversubscribe shared cores, with one thread; ``None`` leaves them alone); the previous
+    counts are restored afterwards and ``os.environ`` is never changed (see
+    :mod:`tvbo.sim.threads`). Bad input raises ``ValueError`` naming the problem.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):
+        raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     # finite: an infinite horizon never ends, an infinite cost stalls the clock; NaN fails
@@ -145,10 +155,11 @@ def simulate(
         algo = algorithm
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
-    recorder = engine.run()
-    grid = engine.time_grid()
-    ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid),
-                   recorder.fit_dataset()], compat="no_conflicts", join="outer")
+    with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded
+        recorder = engine.run()
+        grid = engine.time_grid()
+        ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid),
+                       recorder.fit_dataset()], compat="no_conflicts", join="outer")
 
     avg = average_regret(ds["regret"].values, ds["is_warmup"].values)
     tir = time_integrated_regret(grid, ds["regret_held"].values, engine.horizon)

@@ -9,8 +9,12 @@ status 2 and exactly one line ``tvbo: error: <cause>`` on stderr, no traceback a
 The engine signals bad input with :class:`ValueError`, which is reported the same way. Any other
 exception is a bug and keeps its traceback.
 
-Heavy imports (numpy, xarray, the engine) are deferred into the command functions so that
-``tvbo --help`` and ``tvbo list`` stay fast.
+Start-up is lean: this module imports only the standard library and :mod:`tvbo.registry` (the
+static catalogue of names), and each command imports what it uses inside its function, so
+``tvbo --help``, ``tvbo run --help`` and ``tvbo list`` import no numpy, scipy, xarray, pandas or
+matplotlib, and ``tvbo run`` imports only the modules of the benchmark and algorithm it runs
+(``tests/test_startup.py`` checks both). Nothing here changes ``os.environ``: ``tvbo run
+--threads`` pins BLAS threads for the duration of the simulation (:mod:`tvbo.sim.threads`).
 """
 
 from __future__ import annotations
@@ -18,18 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
-
-# One BLAS thread per process unless the user says otherwise: simulations are many small dense
-# problems, which multi-threaded BLAS slows down (oversubscription), and the workflow runs one
-# process per core. Set before numpy is first imported by a sub-command.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
 
 PROG = "tvbo"
 #: what ``--stamp`` accepts: the true sample time (default) or the decision time (W-DBO code)
@@ -39,8 +36,8 @@ COST_TABLES: tuple[str, ...] = ("metronome", "icml")
 #: what ``tvbo compare --paper`` accepts (tvbo.analysis.compare.PAPER_CHOICES; kept here so that
 #: building the parser does not import pandas)
 COMPARE_PAPERS: tuple[str, ...] = ("auto", "bolt-metronome", "bolt-icml", "wdbo", "none")
-#: what ``tvbo list`` can list
-LISTABLE: tuple[str, ...] = ("benchmarks", "algorithms", "compute")
+#: what ``tvbo list`` can list (the sections of :data:`tvbo.registry.CATALOGUE`)
+LISTABLE: tuple[str, ...] = ("benchmarks", "algorithms", "compute", "profiles")
 #: ``tvbo whatif --nstar-summary`` choices (= tvbo.analysis.whatif.NSTAR_SUMMARIES, repeated here
 #: so that ``tvbo --help`` does not import matplotlib; a test keeps the two equal)
 NSTAR_SUMMARIES: tuple[str, ...] = ("median", "final", "time-average")
@@ -150,23 +147,42 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
-# -- registries (imported lazily; the engine is heavy) --------------------------------------------
+# -- registries: the static catalogue (tvbo.registry) imports nothing heavy ---------------------
 def benchmark_names() -> list[str]:
-    from tvbo import benchmarks
+    from tvbo import registry
 
-    return list(benchmarks.names())
+    return registry.names("benchmarks")
 
 
 def algorithm_names() -> list[str]:
-    from tvbo import algorithms
+    from tvbo import registry
 
-    return list(algorithms.names())
+    return registry.names("algorithms")
 
 
 def compute_models() -> tuple[str, ...]:
-    from tvbo.sim.compute import COMPUTE_MODELS
+    from tvbo import registry
 
-    return tuple(COMPUTE_MODELS)
+    return tuple(registry.names("compute"))
+
+
+def profile_names() -> list[str]:
+    from tvbo import registry
+
+    return registry.names("profiles")
+
+
+def _all_names(kind: str) -> list[str]:
+    """Names registered at run time too (plug-ins; catalogue gaps): imports every module."""
+    if kind == "benchmark":
+        from tvbo import benchmarks
+
+        benchmarks.load_all()
+        return benchmarks.names()
+    from tvbo import algorithms
+
+    algorithms.load_all()
+    return algorithms.names()
 
 
 def check_name(kind: str, name: str, valid: Sequence[str]) -> None:
@@ -232,13 +248,14 @@ class Progress:
 # -- commands -------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
-    check_name("benchmark", args.benchmark, benchmark_names())
+    if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
+        check_name("benchmark", args.benchmark, _all_names("benchmark"))
     # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
     preset = (args.algorithm_options or {}).get("preset")
-    if preset is None:
-        check_name("algorithm", args.algorithm, algorithm_names())
-    else:
-        check_name("algorithm preset", str(preset), algorithm_names())
+    kind, name = ("algorithm", args.algorithm) if preset is None else (
+        "algorithm preset", str(preset))
+    if name not in algorithm_names():
+        check_name(kind, name, _all_names("algorithm"))
     check_name("compute model", args.compute, compute_models())
     if args.polynomial is not None and args.compute != "polynomial":
         raise UsageError(f"--polynomial needs --compute polynomial, got --compute {args.compute}")
@@ -280,6 +297,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         expert_noise_var=args.expert_noise_var,
         progress=progress,
         oracle_table=args.oracle_table,  # shared f*(t) table (tvbo oracle); None: build it
+        threads=args.threads,
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -291,18 +309,35 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print registered benchmarks, algorithms and compute models, one per line."""
+    """Print the catalogue: one line per name with its description and citation.
+
+    ``--names`` prints bare names, one per line (for scripts). Reads only the static catalogue
+    (:mod:`tvbo.registry`), so it imports no benchmark or algorithm module.
+    """
+    from tvbo import registry
+
     sources: dict[str, Callable[[], Sequence[str]]] = {
         "benchmarks": benchmark_names,
         "algorithms": algorithm_names,
         "compute": compute_models,
+        "profiles": profile_names,
     }
+    kinds = [args.what] if args.what is not None else list(sources)
+    width = max(len(n) for kind in kinds for n in sources[kind]())
+
+    def line(kind: str, name: str) -> str:
+        if args.names:
+            return name
+        item = registry.entry(kind, name)
+        if item is None:  # registered at run time: no catalogue text
+            return name
+        return f"{name:<{width}}  {item.description}  [{item.citation}]"
+
     if args.what is not None:
-        print("\n".join(sources[args.what]()))
+        print("\n".join(line(args.what, n) for n in sources[args.what]()))
         return 0
-    blocks = [
-        f"{kind}:\n" + "\n".join(f"  {n}" for n in source()) for kind, source in sources.items()
-    ]
+    blocks = [f"{kind}:\n" + "\n".join(f"  {line(kind, n)}" for n in sources[kind]())
+              for kind in kinds]
     print("\n".join(blocks))
     return 0
 
@@ -312,6 +347,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
+    from tvbo.sim.threads import limit_blas_threads
+
+    with limit_blas_threads(1):  # price one-thread numerics, as simulations run them
+        return _calibrate(args, out, targets)
+
+
+def _calibrate(args: argparse.Namespace, out: Path, targets: dict[int, float]) -> int:
     if targets:
         from tvbo.sim.calibrate import emulate
 
@@ -693,6 +735,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--expert-noise-var", type=nonnegative_float, metavar="VAR",
         help="noise variance of the expert's answers (default: the benchmark's)",
     )
+    p.add_argument(
+        "--threads", type=positive_int, default=1, metavar="N",
+        help="BLAS threads during the simulation (default 1: fastest for tvbo's small dense "
+        "problems and never oversubscribes shared cores)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     # -- shared oracle table (see 'tvbo oracle') --
     p.add_argument(
@@ -755,12 +802,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="tvbo: time-varying Bayesian optimisation on a virtual clock.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_run(sub)
 
-    p = sub.add_parser("list", help="list benchmarks, algorithms or compute models")
+    p = sub.add_parser(
+        "list",
+        help="list benchmarks, algorithms, compute models or profiles, with descriptions",
+        description="One line per name: description and citation (from tvbo.registry).",
+    )
     p.add_argument("what", nargs="?", choices=LISTABLE, help="what to list (default: all)")
+    p.add_argument("--names", action="store_true", help="bare names only, one per line")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("calibrate", help="fit a hardware profile for the counted compute model")
@@ -877,6 +930,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_oracle(sub)
     _add_fit_health(sub)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
+        parser.exit(message=f"{parser.prog} {_version()}\n")
 
 
 def _version() -> str:

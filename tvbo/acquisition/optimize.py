@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.stats import qmc
 
+from tvbo.qmc import sobol
 from tvbo.sim.work import WorkCounter
 
 #: a batched acquisition: X (m, d) -> values (m,), gradients (m, d) (None when grad=False)
@@ -104,11 +104,9 @@ class AcquisitionOptimizer:
 
     # -- internals --------------------------------------------------------------------------
     def _sobol(self, d: int, rng: np.random.Generator) -> np.ndarray:
-        sampler = qmc.Sobol(d, scramble=True, rng=rng)
-        m = int(np.log2(self.raw_samples))
-        if 2**m == self.raw_samples:
-            return sampler.random_base2(m)
-        return sampler.random(self.raw_samples)
+        # = scipy.stats.qmc.Sobol(d, scramble=True, rng=rng).random(raw_samples), bit for bit,
+        # without importing scipy.stats (a quarter of a run's start-up): see tvbo.qmc
+        return sobol(d, self.raw_samples, rng)
 
     def _score(self, acquisition: BatchedAcquisition, X: np.ndarray) -> np.ndarray:
         parts = [acquisition(X[i : i + self.batch_size], False)[0]

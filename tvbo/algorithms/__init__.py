@@ -2,32 +2,98 @@
 
 Most algorithms are presets of composable parts (:mod:`tvbo.algorithms.presets`); a class that
 implements :class:`Algorithm` directly can be registered too.
+
+Lazy by design: the names come from the static catalogue :mod:`tvbo.registry`, and ``make``
+imports only the module that defines the algorithm and the modules of the parts its spec uses
+(e.g. ``bolt``: bolt, wdbo, components), so a run does not pay for every algorithm's imports and
+nothing depends on the order in which modules are imported. The re-exported classes and
+functions (``Algorithm``, ``ComposedAlgorithm``, ``register_preset`` ...) load on first access.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
-from tvbo.algorithms.components import build_component, register_component
-from tvbo.algorithms.composed import ComposedAlgorithm
-from tvbo.algorithms.display import display_name, register_display, split_label_options
-from tvbo.algorithms.presets import PRESETS, build, register_preset
+from tvbo import registry
 
+if TYPE_CHECKING:  # pragma: no cover - names for type checkers; loaded lazily at run time
+    from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
+    from tvbo.algorithms.components import build_component, register_component
+    from tvbo.algorithms.composed import ComposedAlgorithm
+    from tvbo.algorithms.presets import register_preset
+
+#: lazily re-exported names -> defining module
+_LAZY: dict[str, str] = {
+    "Algorithm": "tvbo.algorithms.base",
+    "ProblemInfo": "tvbo.algorithms.base",
+    "Query": "tvbo.algorithms.base",
+    "build_component": "tvbo.algorithms.components",
+    "register_component": "tvbo.algorithms.components",
+    "ComposedAlgorithm": "tvbo.algorithms.composed",
+    "register_preset": "tvbo.algorithms.presets",
+    "PRESETS": "tvbo.algorithms.presets",
+    "display_name": "tvbo.algorithms.display",
+    "register_display": "tvbo.algorithms.display",
+    "split_label_options": "tvbo.algorithms.display",
+}
+
+#: names registered at run time with :func:`register` (the built-in ones are in the catalogue)
 _CUSTOM: dict[str, Callable[..., Algorithm]] = {}
+
+_ROLES = ("surrogate", "acquisition", "dataset", "removal")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tvbo.algorithms' has no attribute {name!r}")
+
+
+def _presets() -> dict[str, dict[str, Any]]:
+    from tvbo.algorithms.presets import PRESETS
+
+    return PRESETS
+
+
+def load_all() -> None:
+    """Import every built-in algorithm module (full error messages, consistency tests)."""
+    for item in (*registry.ALGORITHMS, *registry.COMPONENTS):
+        importlib.import_module(item.module)
 
 
 def register(name: str, factory: Callable[..., Algorithm]) -> None:
     """Make ``factory(**options)`` available as ``make(name, **options)``."""
-    if name in _CUSTOM or name in PRESETS:
+    if name in _CUSTOM or registry.entry("algorithms", name) is not None or name in _presets():
         raise ValueError(f"algorithm {name!r} is already registered")
     _CUSTOM[name] = factory
 
 
 def names() -> list[str]:
-    """Registered algorithm names (presets and custom classes), sorted."""
-    return sorted(set(PRESETS) | set(_CUSTOM))
+    """Algorithm names (the catalogue's, then presets and classes registered at run time)."""
+    extra = set(_CUSTOM)
+    if "tvbo.algorithms.presets" in sys.modules:  # presets added by user code
+        extra |= set(_presets())
+    return sorted(set(registry.names("algorithms")) | extra)
+
+
+def _load_parts(spec: Mapping[str, Any] | None, options: Mapping[str, Any]) -> None:
+    """Import the modules of the parts named by a preset spec and its role overrides."""
+    kinds = []
+    for role in _ROLES:
+        for source in (spec or {}).get(role), options.get(role):
+            kind = source if isinstance(source, str) else (
+                source.get("kind") if isinstance(source, Mapping) else None)
+            if kind:
+                kinds.append(f"{role}/{kind}")
+    for name in kinds:
+        item = registry.entry("components", name)
+        if item is None:  # unknown or user-registered part: load everything, then let build judge
+            load_all()
+            return
+        importlib.import_module(item.module)
 
 
 def make(name: str, **options: Any) -> Algorithm:
@@ -37,32 +103,34 @@ def make(name: str, **options: Any) -> Algorithm:
     ``label`` and ``variant`` (:mod:`tvbo.algorithms.display`) only name the algorithm in tables
     and figures: they are checked and dropped here, so a config entry can carry them.
     """
+    from tvbo.algorithms.display import split_label_options
+
     options, _ = split_label_options(options)
     key = str(name).strip().lower()
     if key in _CUSTOM:
-        try:
-            return _CUSTOM[key](**options)
-        except TypeError as err:
-            raise ValueError(f"algorithm {key!r}: {err}") from None
-    if key not in PRESETS and "preset" not in options:
-        raise ValueError(f"unknown algorithm {name!r}; valid: {', '.join(names())}")
-    return build(key, **options)
+        factory: Callable[..., Algorithm] = _CUSTOM[key]
+    else:
+        base = str(options.get("preset") or key)
+        item = registry.entry("algorithms", base)
+        if item is None and base not in _presets():
+            if "preset" in options:
+                load_all()  # the message lists every preset
+            else:
+                raise ValueError(f"unknown algorithm {name!r}; valid: {', '.join(names())}")
+        if item is not None and item.kind == "class" and "preset" not in options:
+            factory = registry.resolve(item)
+        else:
+            if item is not None:
+                importlib.import_module(item.module)
+            from tvbo.algorithms.presets import build
 
+            _load_parts(_presets().get(base), options)
+            return build(key, **options)
+    try:
+        return factory(**options)
+    except TypeError as err:
+        raise ValueError(f"algorithm {key!r}: {err}") from None
 
-# Modules that register their parts and presets on import (one line each; keep the order).
-# --- algorithm modules: begin ---
-# isort: off
-from tvbo.algorithms import abo  # noqa: E402,F401
-from tvbo.algorithms import boke  # noqa: E402,F401
-from tvbo.algorithms import bolt  # noqa: E402,F401
-from tvbo.algorithms import pegpucb  # noqa: E402,F401
-from tvbo.algorithms import resets  # noqa: E402,F401
-from tvbo.algorithms import sparq  # noqa: E402,F401
-from tvbo.algorithms import tvgp  # noqa: E402,F401
-from tvbo.algorithms import wdbo  # noqa: E402,F401
-from tvbo.algorithms import weighted  # noqa: E402,F401
-# isort: on
-# --- algorithm modules: end ---
 
 __all__ = [
     "Algorithm",
@@ -71,6 +139,7 @@ __all__ = [
     "Query",
     "build_component",
     "display_name",
+    "load_all",
     "make",
     "names",
     "register",

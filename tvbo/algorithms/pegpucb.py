@@ -65,12 +65,12 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.stats import qmc
 
 from tvbo.acquisition.beta import BetaSchedule, make_beta
 from tvbo.algorithms.base import Algorithm
 from tvbo.benchmarks.hills import AlternatingSearchSpace, HillsShape, hills_priors
 from tvbo.gp.kernels import correlation
+from tvbo.qmc import sobol
 from tvbo.sim.work import WorkCounter
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -461,8 +461,8 @@ class PriorSetAlgorithm(Algorithm):
         if self.problem.candidates is not None:
             self.candidates = np.asarray(self.problem.candidates, float).reshape(-1, d)
         else:
-            sob = qmc.Sobol(d, scramble=True, seed=self.rng)
-            self.candidates = sob.random(self.n_candidates)
+            # = scipy.stats.qmc.Sobol(d, scramble=True, seed=rng).random(n), without scipy.stats
+            self.candidates = sobol(d, self.n_candidates, self.rng)
         self.gps = [PriorGP(p, d, self.work) for p in self.priors]
         self.t_index = 1
         self.n_observations = 0

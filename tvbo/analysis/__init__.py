@@ -1,43 +1,40 @@
 """Metrics, tables and figures computed from run and campaign Datasets.
 
 Figures live in :mod:`tvbo.analysis.figures` (imported on demand: matplotlib is slow to load
-and not needed for metrics or tables).
+and not needed for metrics or tables). The names below load on first access, so that importing
+one analysis module (``tvbo.analysis.nstar``, which BOLT uses during a run) does not import the
+pandas-based table code.
 """
 
-from tvbo.analysis.metrics import (
-    average_regret,
-    held_on_grid,
-    normalised_regret,
-    running_time_average,
-    time_integrated_regret,
-)
-from tvbo.analysis.tables import (
-    campaign_summary,
-    format_mean_se,
-    pivot_summary,
-    separated_best,
-    summary_table,
-    summary_tables,
-    table_caption,
-    to_csv,
-    to_markdown,
-    write_tables,
-)
+from __future__ import annotations
 
-__all__ = [
-    "average_regret",
-    "campaign_summary",
-    "format_mean_se",
-    "held_on_grid",
-    "normalised_regret",
-    "pivot_summary",
-    "running_time_average",
-    "separated_best",
-    "summary_table",
-    "summary_tables",
-    "table_caption",
-    "time_integrated_regret",
-    "to_csv",
-    "to_markdown",
-    "write_tables",
-]
+import importlib
+from typing import Any
+
+#: lazily re-exported names -> defining module
+_LAZY: dict[str, str] = {
+    "average_regret": "tvbo.analysis.metrics",
+    "held_on_grid": "tvbo.analysis.metrics",
+    "normalised_regret": "tvbo.analysis.metrics",
+    "running_time_average": "tvbo.analysis.metrics",
+    "time_integrated_regret": "tvbo.analysis.metrics",
+    "pivot_summary": "tvbo.analysis.tables",
+    "summary_table": "tvbo.analysis.tables",
+    "to_csv": "tvbo.analysis.tables",
+    "to_markdown": "tvbo.analysis.tables",
+    "write_tables": "tvbo.analysis.tables",
+    "campaign_summary": "tvbo.analysis.tables",
+    "format_mean_se": "tvbo.analysis.tables",
+    "separated_best": "tvbo.analysis.tables",
+    "summary_tables": "tvbo.analysis.tables",
+    "table_caption": "tvbo.analysis.tables",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tvbo.analysis' has no attribute {name!r}")
+
+
+__all__ = sorted(_LAZY)

@@ -15,6 +15,12 @@ Options of the synthetic benchmarks:
 ``noise_var``        float | None, observation noise variance (>= 0; None: from the table)
 ``oracle_grid_step`` float, time step (s) of the cached f* grid (default 1.0)
 
+Lazy by design: names come from the static catalogue :mod:`tvbo.registry`, and ``make`` imports
+only the module of the benchmark it builds (``shekel`` does not import xarray or pandas for the
+real-data benchmarks). ``Benchmark``, ``SyntheticBenchmark`` and the cost tables load on first
+access. A name missing from the catalogue but defined by ``SYNTHETIC`` / ``STATIC`` still works
+(slow path: every benchmark module is imported); ``tests/test_startup.py`` flags it.
+
 Every benchmark also takes ``noise_protocol``: "table" (default: the noise above) or "wdbo"
 (the W-DBO paper's noise, 5 % of the signal variance; :mod:`tvbo.benchmarks.noise`).
 
@@ -26,25 +32,16 @@ options; their labels "Rastrigin (5)", "Styblinski-Tang (4)", "Rosenbrock (3)" a
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tvbo.benchmarks.base import Benchmark
-from tvbo.benchmarks.noise import (
-    DEFAULT_NOISE_PROTOCOL,
-    NOISE_PROTOCOLS,
-    apply_noise_protocol,
-    check_noise_protocol,
-)
-from tvbo.benchmarks.synthetic import SYNTHETIC, SyntheticBenchmark
-from tvbo.benchmarks.tables import (
-    COST_TABLES,
-    DEFAULT_COST_TABLE,
-    PAPER_LABELS,
-    resolve_parameters,
-    table_entry,
-)
+from tvbo import registry
+
+if TYPE_CHECKING:  # pragma: no cover - loaded lazily at run time
+    from tvbo.benchmarks.base import Benchmark
+    from tvbo.benchmarks.synthetic import SyntheticBenchmark
 
 __all__ = [
     "COST_TABLES",
@@ -53,6 +50,7 @@ __all__ = [
     "NOISE_PROTOCOLS",
     "Benchmark",
     "SyntheticBenchmark",
+    "load_all",
     "make",
     "names",
     "normalise_name",
@@ -60,8 +58,27 @@ __all__ = [
     "table_entry",
 ]
 
-Factory = Callable[..., Benchmark]
+#: lazily re-exported names -> defining module
+_LAZY: dict[str, str] = {
+    "Benchmark": "tvbo.benchmarks.base",
+    "SyntheticBenchmark": "tvbo.benchmarks.synthetic",
+    "COST_TABLES": "tvbo.benchmarks.tables",
+    "DEFAULT_COST_TABLE": "tvbo.benchmarks.tables",
+    "PAPER_LABELS": "tvbo.benchmarks.tables",
+    "table_entry": "tvbo.benchmarks.tables",
+    "NOISE_PROTOCOLS": "tvbo.benchmarks.noise",
+}
 
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tvbo.benchmarks' has no attribute {name!r}")
+
+
+Factory = Callable[..., "Benchmark"]
+
+#: factories registered at run time (plug-ins, and catalogue entries once resolved)
 _REGISTRY: dict[str, Factory] = {}
 
 #: paper labels "Name (d+1)" whose digit is not part of the registry name
@@ -98,11 +115,13 @@ def normalise_name(name: str) -> str:
 
 #: normalised key -> the name as registered (what ``names()`` shows and run files record)
 _DISPLAY: dict[str, str] = {}
+#: normalised key -> catalogue entry
+_CATALOGUE: dict[str, registry.Entry] = {normalise_name(e.name): e for e in registry.BENCHMARKS}
 
 
 def names() -> list[str]:
-    """Sorted registered benchmark names, as registered (e.g. ``temperature-sensors``)."""
-    return sorted(_DISPLAY[k] for k in _REGISTRY)
+    """Sorted benchmark names, as registered (e.g. ``temperature-sensors``)."""
+    return sorted({e.name for e in registry.BENCHMARKS} | {_DISPLAY[k] for k in _REGISTRY})
 
 
 def register(name: str, factory: Factory, *, replace: bool = False) -> None:
@@ -112,10 +131,39 @@ def register(name: str, factory: Factory, *, replace: bool = False) -> None:
         raise ValueError(f"benchmark name {name!r} is empty after normalisation")
     if not callable(factory):
         raise TypeError(f"factory for {name!r} must be callable, got {factory!r}")
-    if key in _REGISTRY and not replace:
+    if (key in _REGISTRY or key in _CATALOGUE) and not replace:
         raise ValueError(f"benchmark {key!r} is already registered (pass replace=True)")
     _REGISTRY[key] = factory
     _DISPLAY[key] = name.strip().lower()
+
+
+def _factory(item: registry.Entry) -> Factory:
+    """The factory of a catalogue entry (imports its module only)."""
+    obj = registry.resolve(item)
+    if item.kind == "synthetic":
+        return _synthetic_factory(obj)
+    if item.kind == "static":
+        from tvbo.benchmarks.static import static_factory
+
+        return static_factory(obj)
+    return obj
+
+
+def load_all() -> None:
+    """Import every built-in benchmark module; register classes of ``SYNTHETIC`` / ``STATIC``
+    that the catalogue does not list yet (so a newly added function works before its line)."""
+    for item in registry.BENCHMARKS:
+        importlib.import_module(item.module)
+    from tvbo.benchmarks.static import STATIC, static_factory
+    from tvbo.benchmarks.synthetic import SYNTHETIC
+    from tvbo.benchmarks.wdbo_functions import WDBO_SYNTHETIC
+
+    for table, wrap in ((SYNTHETIC, _synthetic_factory), (WDBO_SYNTHETIC, _synthetic_factory),
+                        (STATIC, static_factory)):
+        for name, cls in table.items():
+            key = normalise_name(name)
+            if key not in _CATALOGUE and key not in _REGISTRY:
+                register(name, wrap(cls))
 
 
 def make(name: str, **opts: Any) -> Benchmark:
@@ -125,8 +173,19 @@ def make(name: str, **opts: Any) -> Benchmark:
     benchmark: it is validated before the benchmark is built and applied after.
     """
     key = normalise_name(name)
+    if key not in _REGISTRY and key in _CATALOGUE:
+        _REGISTRY[key] = _factory(_CATALOGUE[key])
+        _DISPLAY[key] = _CATALOGUE[key].name
+    if key not in _REGISTRY:
+        load_all()
     if key not in _REGISTRY:
         raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(names())}")
+    from tvbo.benchmarks.noise import (
+        DEFAULT_NOISE_PROTOCOL,
+        apply_noise_protocol,
+        check_noise_protocol,
+    )
+
     protocol = check_noise_protocol(opts.pop("noise_protocol", DEFAULT_NOISE_PROTOCOL))
     bench = _REGISTRY[key](**opts)
     return apply_noise_protocol(
@@ -135,6 +194,8 @@ def make(name: str, **opts: Any) -> Benchmark:
 
 
 def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
+    from tvbo.benchmarks.tables import DEFAULT_COST_TABLE, resolve_parameters
+
     def build(**opts: Any) -> Benchmark:
         unknown = sorted(set(opts) - set(SYNTHETIC_OPTIONS))
         if unknown:
@@ -153,48 +214,3 @@ def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
 
     build.__doc__ = f"Build the {cls.name!r} benchmark; options: {', '.join(SYNTHETIC_OPTIONS)}."
     return build
-
-
-for _name, _cls in SYNTHETIC.items():
-    register(_name, _synthetic_factory(_cls))
-
-# the W-DBO paper's three synthetic benchmarks BOLT does not have (same conventions and options)
-from tvbo.benchmarks.wdbo_functions import WDBO_SYNTHETIC  # noqa: E402
-
-for _name, _cls in WDBO_SYNTHETIC.items():
-    register(_name, _synthetic_factory(_cls))
-
-# real-world simulators (imported last: they build on the registry's base classes)
-from tvbo.benchmarks.wlan import make_wlan  # noqa: E402
-
-register("wlan", make_wlan)
-
-# real-data benchmarks (Intel lab temperature, EPA ozone): see tvbo.benchmarks.realdata
-from tvbo.benchmarks.ozone import make_ozone, make_ozone_sensors  # noqa: E402
-from tvbo.benchmarks.temperature import make_temperature, make_temperature_sensors  # noqa: E402
-
-register("temperature", make_temperature)
-register("temperature-sensors", make_temperature_sensors)
-register("ozone", make_ozone)
-register("ozone-sensors", make_ozone_sensors)
-
-# toy problem of PE-GP-UCB [P2]: eleven candidate priors of ten hills, alternating search space
-from tvbo.benchmarks.hills import make_hills  # noqa: E402
-
-register("hills", make_hills)
-
-# the BOKE paper's static benchmarks (time-invariant; exact optima): see tvbo.benchmarks.static
-from tvbo.benchmarks.static import STATIC, static_factory  # noqa: E402
-
-for _name, _cls in STATIC.items():
-    register(_name, static_factory(_cls))
-
-# ... and its 8-D garden sprinkler computer model (Siebertz et al.; R CompModels), range maximised
-from tvbo.benchmarks.sprinkler import make_sprinkler  # noqa: E402
-
-register("sprinkler", make_sprinkler)
-
-# SparQ-GP-UCB's 1-D synthetic moving bump (Mauduit et al., §4.1)
-from tvbo.benchmarks.moving_bump import make_moving_bump  # noqa: E402
-
-register("moving-bump", make_moving_bump)

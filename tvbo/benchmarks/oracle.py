@@ -37,7 +37,8 @@ from typing import Protocol
 
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
-from scipy.stats import qmc
+
+from tvbo.qmc import sobol
 
 BatchFun = Callable[[np.ndarray], np.ndarray]
 BatchGrad = Callable[[np.ndarray], np.ndarray] | None
@@ -55,7 +56,8 @@ _LBFGSB_OPTIONS = {"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10, "maxcor": 20}
 def sobol_points(d: int, n: int, seed: int = 0) -> np.ndarray:
     """``n`` scrambled Sobol points in [0, 1]^d (n rounded up to a power of 2), cached."""
     m = max(0, int(np.ceil(np.log2(max(n, 1)))))
-    pts = qmc.Sobol(d, scramble=True, seed=np.random.default_rng(seed)).random_base2(m)
+    # = scipy.stats.qmc.Sobol(d, scramble=True, seed=rng).random_base2(m), without scipy.stats
+    pts = sobol(d, 2**m, np.random.default_rng(seed))
     pts.setflags(write=False)
     return pts
 

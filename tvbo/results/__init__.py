@@ -2,23 +2,33 @@
 
 The layout contract is :mod:`tvbo.results.schema`; :mod:`tvbo.results.io` reads, validates and
 atomically writes single runs; :mod:`tvbo.results.campaign` merges runs into campaigns.
+
+The names below load on first access, so that writing one run (``tvbo run`` imports
+``tvbo.results.io``) does not import the campaign code.
 """
 
-from tvbo.results.campaign import (
-    merge_runs,
-    read_campaign,
-    runs_table,
-    write_campaign,
-)
-from tvbo.results.io import read_run, validate_run, write_netcdf_atomic, write_run
+from __future__ import annotations
 
-__all__ = [
-    "merge_runs",
-    "read_campaign",
-    "read_run",
-    "runs_table",
-    "validate_run",
-    "write_campaign",
-    "write_netcdf_atomic",
-    "write_run",
-]
+import importlib
+from typing import Any
+
+#: lazily re-exported names -> defining module
+_LAZY: dict[str, str] = {
+    "merge_runs": "tvbo.results.campaign",
+    "read_campaign": "tvbo.results.campaign",
+    "runs_table": "tvbo.results.campaign",
+    "write_campaign": "tvbo.results.campaign",
+    "read_run": "tvbo.results.io",
+    "validate_run": "tvbo.results.io",
+    "write_netcdf_atomic": "tvbo.results.io",
+    "write_run": "tvbo.results.io",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tvbo.results' has no attribute {name!r}")
+
+
+__all__ = sorted(_LAZY)

@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from tvbo.sim.profiles import HardwareProfile
+from tvbo.sim.threads import blas_threads
 from tvbo.sim.work import WORK_KINDS, WorkCounter
 
 
@@ -105,7 +106,9 @@ def fit_profile(rows: list[tuple[str, int, float, dict]], name: str) -> Hardware
         "processor": platform.processor() or platform.machine(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
-        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+        # the thread count the BLAS libraries really used (tvbo calibrate pins it to 1)
+        "blas_threads": ",".join(sorted({str(n) for n in blas_threads().values()}))
+        or os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
         "calibrated": time.strftime("%Y-%m-%d"),
         "relative_rms_error": float(np.sqrt(np.mean(((A @ coef) / b - 1.0) ** 2))),
     }
