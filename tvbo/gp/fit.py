@@ -23,7 +23,9 @@ The distance matrices do not depend on the hyperparameters and are computed once
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_solve
@@ -205,6 +207,7 @@ class LMLObjective:
             return -math.inf, np.zeros_like(theta)
         self.jitter_events += events
         alpha = cho_solve((L, True), self.y, check_finite=False)
+        self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
         # lower triangle of Delta^{-1}; its upper triangle stays 0 because dpotrf cleaned it
         P, info = dpotri(L, lower=1)
         if info != 0:
@@ -283,6 +286,8 @@ def fit_hyperparameters(
     fit_noise: bool = True,
     escape_bounds: bool = True,
     prior: LogNormalPrior | None = None,
+    mode: Any = "lbfgs",
+    mode_options: Mapping[str, Any] | None = None,
 ) -> FitResult:
     """Maximise the LML of ``gp``'s data and install the optimum with ``gp.set_hyperparameters``.
 
@@ -305,7 +310,17 @@ def fit_hyperparameters(
     ``prior``: a :class:`LogNormalPrior`; the fit is then MAP-II and ``FitResult.lml`` is the
     maximised log posterior (LML + log prior, up to the prior's constant). ``None`` (default) is
     plain maximum likelihood.
+
+    ``mode``: ``"lbfgs"`` (default) is the fit described above. Any other name of
+    :data:`tvbo.gp.fit_modes.FIT_MODES` (or a :class:`tvbo.gp.fit_modes.FitMode`) fits as a
+    published implementation does (``mode_options`` are its options); such modes use their own
+    parametrisation, constraints, priors and start, so ``bounds``, ``max_iter``, ``n_restarts``,
+    ``escape_bounds`` and ``prior`` must be left at their defaults (not silently ignored). The
+    result is a :class:`FitResult` either way.
     """
+    fit_mode = _resolve_mode(mode, mode_options)
+    if fit_mode is not None:
+        _check_mode_arguments(fit_mode.name, bounds, max_iter, n_restarts, escape_bounds, prior)
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
     if n_restarts < 0:
@@ -315,6 +330,8 @@ def fit_hyperparameters(
         raise ValueError("spatio-temporal kernel needs init.lengthscale_time, got None")
     if gp.n == 0:
         return FitResult(start, 0.0, 0, False, "no data: hyperparameters left unchanged")
+    if fit_mode is not None:  # a published implementation's fit (tvbo.gp.fit_modes)
+        return fit_mode.fit(gp, start)
     with gp.work.phase("fit"):
         objective = LMLObjective(
             gp.kernel,
@@ -400,4 +417,34 @@ def fit_hyperparameters(
             success,
             message,
             objective.jitter_events,
+        )
+
+
+def _resolve_mode(mode: Any, options: Mapping[str, Any] | None) -> Any:
+    """The FitMode for ``mode`` (None for "lbfgs"); a late import: fit_modes builds on fit."""
+    if isinstance(mode, str) and mode == "lbfgs" and not options:
+        return None
+    from tvbo.gp.fit_modes import resolve_fit_mode
+
+    return resolve_fit_mode(mode, options)
+
+
+def _check_mode_arguments(name: str, bounds: HyperparameterBounds, max_iter: int,
+                          n_restarts: int, escape_bounds: bool, prior: Any) -> None:
+    """Reject lbfgs-only arguments with another mode instead of ignoring them."""
+    given = []
+    if bounds != HyperparameterBounds():
+        given.append("bounds")
+    if max_iter != 50:
+        given.append("max_iter")
+    if n_restarts:
+        given.append("n_restarts")
+    if not escape_bounds:
+        given.append("escape_bounds")
+    if prior is not None:
+        given.append("prior")
+    if given:
+        raise ValueError(
+            f"fit mode {name!r} has its own constraints, priors and optimiser; "
+            f"{', '.join(given)} apply to mode 'lbfgs' only"
         )
