@@ -316,7 +316,12 @@ class FitMode:
                 theta, hs = theta_of(z)
                 if self.learn_mean:
                     objective.y = y - z[-1]
-                lml, g_log = objective(theta)
+                # a line search may try raw values whose h under/overflows (l -> 0): the
+                # kernel then yields inf * 0 = nan, handled as a failed evaluation just below
+                with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                    lml, g_log = objective(theta)
+                if not np.all(np.isfinite(g_log)):
+                    lml = -math.inf
                 if not math.isfinite(lml):
                     return -math.inf, np.zeros_like(z)
                 total = lml
