@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import tvbo
+from tests.toys import ToyBenchmark
 from tvbo.algorithms import make
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
@@ -27,6 +27,9 @@ from tvbo.gp.fit_modes import (
     softplus,
 )
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel
+from tvbo.sim.compute import CountedModel
+from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.profiles import HardwareProfile
 
 
 # ------------------------------------------------------------------------------------------------
@@ -302,27 +305,32 @@ def test_fit_mode_through_a_preset_option_and_defaults_unchanged():
     assert tv.surrogate.options()["fit_mode"] == "gpytorch-adam"
 
 
-def _short(algorithm, **options):
-    """A dozen iterations with a cheap acquisition search: seconds, not minutes."""
+def _run(algorithm, **options):
+    """20 iterations on the closed-form toy with a cheap acquisition search: a few seconds."""
     options["acquisition"] = {"n_restarts": 2, "raw_samples": 32}
-    return tvbo.simulate("hartmann3", algorithm, seed=3, max_iterations=13, warmup=8,
-                         algorithm_options=options).squeeze()
+    alg = make(algorithm, **options)
+    profile = HardwareProfile("unit", {"flop": 1e-9, "kernel": 1e-7, "call": 1e-4})
+    engine = Engine(ToyBenchmark(horizon=1e6, cost=0.5), alg, CountedModel(profile, 1.0), seed=3,
+                    options=EngineOptions(warmup=8, max_iterations=20))
+    return engine.run()
+
+
+def _post(rec, key):
+    return np.array([s.get(key, np.nan) for s in rec.state[8:]], float)
 
 
 def test_adam_mode_runs_in_the_simulator_deterministically():
-    a = _short("w-dbo-reference", fit_mode="gpytorch-adam")
-    b = _short("w-dbo-reference", fit_mode="gpytorch-adam")
-    lbfgs = _short("w-dbo-reference")
-    post = a["is_warmup"].values == 0
-    lt = a["state_lengthscale_time"].values[post]
-    assert np.all(np.isfinite(lt)) and lt.size > 0
-    np.testing.assert_array_equal(a["y"].values, b["y"].values)
-    np.testing.assert_array_equal(lt, b["state_lengthscale_time"].values[post])
-    assert not np.array_equal(lt, lbfgs["state_lengthscale_time"].values[
-        lbfgs["is_warmup"].values == 0][: lt.size])
+    a = _run("w-dbo-reference", fit_mode="gpytorch-adam")
+    b = _run("w-dbo-reference", fit_mode="gpytorch-adam")
+    lbfgs = _run("w-dbo-reference")
+    lt = _post(a, "lengthscale_time")
+    assert lt.size == 12 and np.all(np.isfinite(lt))
+    np.testing.assert_array_equal(lt, _post(b, "lengthscale_time"))
+    np.testing.assert_array_equal(a.dataset_size, b.dataset_size)
+    assert not np.array_equal(lt, _post(lbfgs, "lengthscale_time"))
 
 
 def test_reset_baseline_fits_eps_with_the_surrogate_mode():
-    ds = _short("r-gp-ucb", fit_mode="botorch-map")
-    eps = ds["state_reset_eps"].values[ds["is_warmup"].values == 0]
+    rec = _run("r-gp-ucb", fit_mode="botorch-map")
+    eps = _post(rec, "reset_eps")
     assert np.all(np.isfinite(eps)) and np.all((eps > 0) & (eps < 1))
