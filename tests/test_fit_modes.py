@@ -300,6 +300,8 @@ def test_fit_mode_through_a_preset_option_and_defaults_unchanged():
     paper = make("w-dbo-paper")
     assert paper.surrogate.options()["fit_mode"] == "gpytorch-adam"
     assert paper.dataset.options()["refit_after_removal"] is True
+    assert paper.acquisition.options()["include_noise"] is True  # the code's noisy sigma
+    assert paper.surrogate._fit_mode.options["time_scale"] == 600.0
     assert make("bolt-paper").surrogate.options()["fit_mode"] == "gpytorch-adam"
     tv = make("tv-gp-ucb", fit_mode="gpytorch-adam")
     assert tv.surrogate.options()["fit_mode"] == "gpytorch-adam"
