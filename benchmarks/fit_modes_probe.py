@@ -107,6 +107,14 @@ def one(job: tuple[str, str, int, float, str]) -> dict[str, Any]:
     nv_med, nv_fin = _median_final(ds, "state_noise_var")
     eps_med, eps_fin = _median_final(ds, "state_reset_eps")
     _, resets = _median_final(ds, "state_resets")
+    noise = ds["state_noise_var"].values[post].astype(float) if "state_noise_var" in ds else []
+    noise = np.asarray(noise)[np.isfinite(noise)] if len(noise) else np.array([np.nan])
+    last_reset = float("nan")
+    if "state_resets" in ds:
+        count = ds["state_resets"].values.astype(float)
+        jumps = np.flatnonzero(np.diff(count) > 0) + 1
+        if jumps.size:
+            last_reset = float(ds["t_decide"].values[jumps[-1]])
     return {
         "config": label,
         "benchmark": benchmark,
@@ -121,7 +129,10 @@ def one(job: tuple[str, str, int, float, str]) -> dict[str, Any]:
         "lT_final": round(lt_fin, 3),
         "noise_med": round(nv_med, 4),
         "noise_final": round(nv_fin, 4),
+        "noise_p10": round(float(np.quantile(noise, 0.1)), 6),
+        "noise_p90": round(float(np.quantile(noise, 0.9)), 4),
         "resets": resets,
+        "last_reset_t": round(last_reset, 1),
         "eps_med": round(eps_med, 5),
         "eps_final": round(eps_fin, 5),
     }
