@@ -140,6 +140,22 @@ def test_gamma_prior_matches_scipy():
             assert prior.dlog_density_dh(h) == pytest.approx(fd, rel=1e-6)
     assert GammaPrior(6.0, 1 / 0.3).mean == pytest.approx(1.8)
     assert GammaPrior(1.1, 0.05).mode == pytest.approx(2.0)
+    assert GammaPrior(3.0, 6.0).log_density(0.0) == -math.inf  # a softplus underflow
+
+
+def test_map_mode_survives_raw_values_that_underflow():
+    """An L-BFGS-B line search can try raw parameters whose softplus is 0 (it did on Powell):
+    a failed evaluation, not a crash; here even the start is degenerate, so nothing is
+    installed and the fit reports failure, as mode 'lbfgs' does."""
+    X, T, y = _data(n=10, seed=3)
+    gp = ExactGP(SeparableKernel(space="matern52", time=None), Hyperparameters(1.0, 0.2, None, 0.1))
+    gp.set_data(X, None, y)
+    mode = FitMode("probe", "test", {"lengthscale_space": ParameterSpec(
+        Constraint("positive"), GammaPrior(3.0, 6.0), init=1e-320)}, optimizer="lbfgs-raw")
+    result = fit_hyperparameters(gp, mode=mode)
+    assert not result.success and result.lml == -math.inf
+    assert gp.hyperparameters == Hyperparameters(1.0, 0.2, None, 0.1)
+    assert "left unchanged" in result.message
     with pytest.raises(ValueError, match="rate"):
         GammaPrior(2.0, 0.0)
 

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from tvbo.gp.exact import ExactGP
+from tvbo.gp.exact import ExactGP, JitterError
 from tvbo.gp.fit import FitResult, LMLObjective, parameter_names
 from tvbo.gp.kernels import Hyperparameters
 
@@ -193,7 +193,10 @@ class GammaPrior:
         return max(self.concentration - 1.0, 0.0) / self.rate
 
     def log_density(self, h: float) -> float:
+        """``log p(h)``; ``-inf`` outside the support (h <= 0, e.g. a softplus underflow)."""
         a, b = self.concentration, self.rate
+        if not h > 0:
+            return -math.inf
         return a * math.log(b) - math.lgamma(a) + (a - 1.0) * math.log(h) - b * h
 
     def dlog_density_dh(self, h: float) -> float:
@@ -311,9 +314,19 @@ class FitMode:
                     theta[k] = math.log(max(h, 1e-300) * s.unit)
                 return theta, hs
 
+            best: dict[str, Any] = {"value": -math.inf, "z": None}
+
             def value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
                 """``(LML + log prior) * scale`` and its gradient w.r.t. the raw vector z."""
+                value, grad = _value_and_grad(z)
+                if math.isfinite(value) and value > best["value"]:
+                    best["value"], best["z"] = value, np.array(z, float)
+                return value, grad
+
+            def _value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
                 theta, hs = theta_of(z)
+                if not all(math.isfinite(h) and h > 0 for h in hs):  # under/overflowed raw
+                    return -math.inf, np.zeros_like(z)
                 if self.learn_mean:
                     objective.y = y - z[-1]
                 # a line search may try raw values whose h under/overflows (l -> 0): the
@@ -366,24 +379,43 @@ class FitMode:
                 value = -float(res.fun)
                 message = f"L-BFGS-B (raw parameters): {res.message}"
             gp.jitter_events += objective.jitter_events
-            theta, _ = theta_of(z)
-            if not np.all(np.isfinite(theta)):
-                return FitResult(start, -math.inf, evals, False,
-                                 f"{self.name}: non-finite hyperparameters; left unchanged",
+            # install the optimiser's final point (as GPyTorch/BoTorch leave the model); if it
+            # is degenerate (an infinite objective or a failing factorisation), the best point
+            # evaluated instead; if that fails too, the hyperparameters stay as they were
+            candidates = [(z, value, message)]
+            if best["z"] is not None:
+                candidates.append((best["z"], best["value"],
+                                   message + "; final point degenerate, best evaluated installed"))
+            for z_try, value_try, message_try in candidates:
+                hp = self._hyperparameters(theta_of(z_try)[0], names, gp.kernel.has_time)
+                if hp is None:
+                    continue
+                try:
+                    gp.set_hyperparameters(hp)
+                except JitterError:
+                    continue
+                if self.learn_mean:
+                    message_try += f"; constant mean {float(z_try[-1]):.4g} (not installed)"
+                lml = value_try / scale if math.isfinite(value_try) else -math.inf
+                return FitResult(hp, lml, evals, success, f"{self.name}: {message_try}",
                                  objective.jitter_events)
-            values = dict(zip(names, np.exp(theta), strict=True))
-            hp = Hyperparameters(
-                signal_var=float(values["signal_var"]),
-                lengthscale_space=float(values["lengthscale_space"]),
-                lengthscale_time=(float(values["lengthscale_time"]) if gp.kernel.has_time
-                                  else None),
-                noise_var=float(values["noise_var"]),
-            )
-            gp.set_hyperparameters(hp)
-            if self.learn_mean:
-                message += f"; constant mean {float(z[-1]):.4g} (not installed)"
-            return FitResult(hp, value / scale if math.isfinite(value) else -math.inf, evals,
-                             success, f"{self.name}: {message}", objective.jitter_events)
+            return FitResult(start, -math.inf, evals, False,
+                             f"{self.name}: every candidate point was degenerate; "
+                             "hyperparameters left unchanged", objective.jitter_events)
+
+    @staticmethod
+    def _hyperparameters(theta: np.ndarray, names: tuple[str, ...], has_time: bool
+                         ) -> Hyperparameters | None:
+        """tvbo hyperparameters from log values (None if any is not a positive finite number)."""
+        values = dict(zip(names, np.exp(theta), strict=True))
+        if not all(math.isfinite(v) and v > 0 for v in values.values()):
+            return None
+        return Hyperparameters(
+            signal_var=float(values["signal_var"]),
+            lengthscale_space=float(values["lengthscale_space"]),
+            lengthscale_time=float(values["lengthscale_time"]) if has_time else None,
+            noise_var=float(values["noise_var"]),
+        )
 
 
 def _negate(pair: tuple[float, np.ndarray], finite: bool = False) -> tuple[float, np.ndarray]:
