@@ -388,10 +388,11 @@ class FitMode:
                                    message + "; final point degenerate, best evaluated installed"))
             for z_try, value_try, message_try in candidates:
                 hp = self._hyperparameters(theta_of(z_try)[0], names, gp.kernel.has_time)
-                if hp is None:
+                if hp is None or not math.isfinite(value_try):
                     continue
                 try:
-                    gp.set_hyperparameters(hp)
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        gp.set_hyperparameters(hp)
                 except JitterError:
                     continue
                 if self.learn_mean:
