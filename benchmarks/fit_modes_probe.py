@@ -36,6 +36,10 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         "w-dbo-reference",
         {"fit_mode": "gpytorch-adam", "fit_mode_options": {"time_scale": 600.0}},
     ),
+    "w-dbo-ref+adam-60": (
+        "w-dbo-reference",
+        {"fit_mode": "gpytorch-adam", "fit_mode_options": {"time_scale": 60.0}},
+    ),
     "w-dbo-paper": ("w-dbo-paper", {}),
     "w-dbo": ("w-dbo", {}),
     "bolt-reference": ("bolt-reference", {}),
@@ -43,6 +47,10 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "bolt-ref+adam-600": (
         "bolt-reference",
         {"fit_mode": "gpytorch-adam", "fit_mode_options": {"time_scale": 600.0}},
+    ),
+    "bolt-ref+adam-60": (
+        "bolt-reference",
+        {"fit_mode": "gpytorch-adam", "fit_mode_options": {"time_scale": 60.0}},
     ),
     "bolt-paper": ("bolt-paper", {}),
     "bolt": ("bolt", {}),
