@@ -66,7 +66,7 @@ def test_fit_reports_a_record_with_bound_flags() -> None:
     (record,) = work.drain_fits()
     assert record is result.record
     assert work.drain_fits() == []
-    assert record["source"] == "test:static" and record["mode"] == "lbfgsb"
+    assert record["source"] == "test:static" and record["mode"] == "lbfgs"
     assert record["lengthscale_time_at_upper"] == 1 and record["lengthscale_time_at_lower"] == 0
     assert record["noise_var_at_lower"] == 1 and record["noise_var_at_upper"] == 0
     assert record["signal_var_at_lower"] == record["signal_var_at_upper"] == 0
@@ -205,14 +205,14 @@ def _with_fits(run: xr.Dataset, fits: list[dict]) -> xr.Dataset:
 
 
 def _temporal_fit(l_t: float, noise_low: int = 0) -> dict:
-    return {"source": "surrogate:gp", "mode": "lbfgsb", "time_unit": "s",
+    return {"source": "surrogate:gp", "mode": "lbfgs", "time_unit": "s",
             "fitted": "signal_var,lengthscale_space,lengthscale_time,noise_var",
             "signal_var": 1.0, "lengthscale_space": 0.2, "lengthscale_time": l_t,
             "noise_var": 1e-6 if noise_low else 0.01, "noise_var_at_lower": noise_low}
 
 
 def _spatial_fit(noise_high: int) -> dict:
-    return {"source": "surrogate:gp", "mode": "lbfgsb", "time_unit": "",
+    return {"source": "surrogate:gp", "mode": "lbfgs", "time_unit": "",
             "fitted": "signal_var,lengthscale_space,noise_var", "signal_var": 1.0,
             "lengthscale_space": 0.2, "noise_var": 1.0, "noise_var_at_upper": noise_high}
 

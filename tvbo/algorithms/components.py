@@ -34,6 +34,7 @@ import numpy as np
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
 from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
+from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
 from tvbo.sim.work import WorkCounter
 
@@ -124,6 +125,14 @@ class GPSurrogate(Surrogate):
       larger dataset) is kept. With 2-3 points the likelihood is degenerate (l_S, l_T -> their
       lower bounds) and a removal policy priced by l_T (W-DBO) would then remove still faster:
       an absorbing state. Must be >= 2.
+
+    ``fit_mode`` (default ``"lbfgs"``: the fit above) selects how the hyperparameters are
+    fitted, e.g. ``"gpytorch-adam"`` as the W-DBO public code does (:mod:`tvbo.gp.fit_modes`;
+    ``fit_mode_options`` are the mode's options, e.g. ``{"time_scale": 600}``). Other modes bring
+    their own constraints, priors and optimiser, so ``prior``, ``bounds``, ``fit_max_iter`` and
+    ``fit_restarts`` must stay unset with them (an error at construction, never ignored); the
+    bounds still set the starting l_T before the first fit. Warm-starting modes (``uitvbo-map``)
+    start the GP at the mode's initial values unless ``initial`` gives them.
     """
 
     kind = "gp"
@@ -140,7 +149,23 @@ class GPSurrogate(Surrogate):
         standardize: bool = True,
         prior: Mapping[str, Any] | None = None,
         min_fit_size: int = 2,
+        fit_mode: str = "lbfgs",
+        fit_mode_options: Mapping[str, Any] | None = None,
     ) -> None:
+        self.fit_mode = fit_mode
+        self.fit_mode_options = dict(fit_mode_options or {})
+        self._fit_mode: FitMode | None = resolve_fit_mode(fit_mode, self.fit_mode_options)
+        if self._fit_mode is not None:
+            given = [name for name, value, default in (
+                ("prior", prior, None), ("bounds", bounds, None),
+                ("fit_max_iter", fit_max_iter, 50), ("fit_restarts", fit_restarts, 0))
+                if value != default and not (name in ("prior", "bounds") and not value)]
+            if given:
+                raise ValueError(
+                    f"surrogate 'gp': fit_mode {fit_mode!r} has its own constraints, priors and "
+                    f"optimiser; {', '.join(given)} apply to fit_mode 'lbfgs' only (use a preset "
+                    "without priors, e.g. w-dbo-reference or bolt-reference)"
+                )
         correlation(space_kernel)
         if time_kernel not in (None, "problem"):
             correlation(time_kernel)
@@ -154,6 +179,8 @@ class GPSurrogate(Surrogate):
         unknown = sorted(set(initial or {}) - set(init))
         if unknown:
             raise ValueError(f"initial: unknown hyperparameter(s) {unknown}; valid: {sorted(init)}")
+        if self._fit_mode is not None and self._fit_mode.warm_start:
+            init.update(self._fit_mode.initial_values(has_time=True))
         init.update(initial or {})
         self.initial = init
         self.fit_max_iter = int(fit_max_iter)
@@ -246,11 +273,15 @@ class GPSurrogate(Surrogate):
     def fit(self) -> None:
         if self.gp.n < self.min_fit_size:
             return
-        elapsed = 0.0 if self._t_first is None else self.algorithm.clock() - self._t_first
-        result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
-                                     n_restarts=self.fit_restarts, rng=self.algorithm.rng,
-                                     prior=self._prior_for(elapsed),
-                                     source=f"surrogate:{self.kind}")
+        if self._fit_mode is not None:
+            result = fit_hyperparameters(self.gp, mode=self._fit_mode,
+                                         source=f"surrogate:{self.kind}")
+        else:
+            elapsed = 0.0 if self._t_first is None else self.algorithm.clock() - self._t_first
+            result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
+                                         n_restarts=self.fit_restarts, rng=self.algorithm.rng,
+                                         prior=self._prior_for(elapsed),
+                                         source=f"surrogate:{self.kind}")
         self.last_fit_evals = result.n_evals
         self.annotate_fit(result)
 
@@ -277,7 +308,8 @@ class GPSurrogate(Surrogate):
                 "bounds": dict(self.bounds.__dict__), "initial": self.initial,
                 "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
                 "standardize": self.standardize, "prior": dict(self.prior),
-                "min_fit_size": self.min_fit_size}
+                "min_fit_size": self.min_fit_size, "fit_mode": self.fit_mode,
+                "fit_mode_options": dict(self.fit_mode_options)}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -123,6 +123,8 @@ class PeriodicReset(_ResetPolicy):
       hyperparameter refitted, warm-started from the spatial GP's and the previous eps, eps in
       ``eps_bounds`` (PB2's [1e-5, 0.5]). N then lies in [30, 673] for d = 2, Matérn-5/2.
     * ``constant``: the cross-validated factor of N(eps) (default 12 for SE, 24 for Matérn).
+    * The eps fit uses the surrogate's ``fit_mode`` (one config line switches both fits); with a
+      mode other than ``"lbfgs"``, ``eps_bounds`` and ``fit_max_iter`` only set the start.
 
     The reset happens at the end of ``ingest`` (after the fit), so the next query is chosen on
     the prior, as in Alg. 1; hyperparameters are kept.
@@ -190,10 +192,13 @@ class PeriodicReset(_ResetPolicy):
         )
         gp = ExactGP(kernel, start, standardize=surrogate.standardize, work=self.work)
         gp.set_data(surrogate.X, np.arange(n, dtype=float), surrogate.y)
-        bounds = replace(surrogate.bounds, lengthscale_time=self.l_bounds)
-        result = fit_hyperparameters(
-            gp, bounds, max_iter=self.fit_max_iter, source=f"dataset:{self.kind}:eps"
-        )
+        source = f"dataset:{self.kind}:eps"
+        if surrogate.fit_mode != "lbfgs":  # the surrogate's published fit, for eps too
+            result = fit_hyperparameters(gp, mode=surrogate.fit_mode,
+                                         mode_options=surrogate.fit_mode_options, source=source)
+        else:
+            bounds = replace(surrogate.bounds, lengthscale_time=self.l_bounds)
+            result = fit_hyperparameters(gp, bounds, max_iter=self.fit_max_iter, source=source)
         self._lengthscale_time = float(result.hyperparameters.lengthscale_time)
         eps = -math.expm1(-2.0 / self._lengthscale_time)
         annotate_forgetting_rate(result, eps, time_unit="step")

@@ -106,6 +106,9 @@ class TVGPSurrogate(GPSurrogate):
       lag ``s - i``.
     * Prior mean: the exact GP standardises y over the held data, so "back to the prior" means
       back to the mean of the held observations (spec §2.3 recommends standardising).
+    * ``fit_mode``: as :class:`~tvbo.algorithms.components.GPSurrogate`; with a mode other than
+      ``"lbfgs"`` eps is fitted through l_T under that mode's constraint (``eps_bounds`` then only
+      set the first start) and its ``time_scale`` is in steps (index axis) or seconds.
     * beta: the acquisition's schedule (default W-DBO's ``0.2 d log 2n``, shared by every UCB
       baseline for a fair comparison). Bogunovic's practical ``0.8 log(4t)`` is not one of the
       :mod:`tvbo.acquisition.beta` kinds; ``beta={"kind": "wdbo", "scale": 0.4 / d}`` gives the
@@ -129,6 +132,8 @@ class TVGPSurrogate(GPSurrogate):
         fit_max_iter: int = 50,
         fit_restarts: int = 0,
         standardize: bool = True,
+        fit_mode: str = "lbfgs",
+        fit_mode_options: Mapping[str, Any] | None = None,
     ) -> None:
         if time_axis not in TIME_AXES:
             raise ValueError(f"unknown time_axis {time_axis!r}; valid: {', '.join(TIME_AXES)}")
@@ -157,6 +162,8 @@ class TVGPSurrogate(GPSurrogate):
             fit_max_iter=fit_max_iter,
             fit_restarts=fit_restarts,
             standardize=standardize,
+            fit_mode=fit_mode,
+            fit_mode_options=fit_mode_options,
         )
         self.bounds = replace(self.bounds, lengthscale_time=eps_lengthscale_bounds(self.eps_bounds))
         self.time_axis = time_axis

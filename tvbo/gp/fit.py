@@ -29,7 +29,9 @@ stores the records on the run file's ``fit`` dimension, so degenerate fits stay 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_solve
@@ -68,7 +70,8 @@ GTOL = 1e-3
 AT_BOUND_TOLERANCE = 0.01
 
 #: name recorded as ``fit_mode`` for the bounded L-BFGS-B type-II ML / MAP-II fit of this module
-DEFAULT_MODE = "lbfgsb"
+#: (the ``mode`` argument's default; other modes record their own name, tvbo.gp.fit_modes)
+DEFAULT_MODE = "lbfgs"
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,7 @@ class LMLObjective:
             return -math.inf, np.zeros_like(theta)
         self.jitter_events += events
         alpha = cho_solve((L, True), self.y, check_finite=False)
+        self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
         # lower triangle of Delta^{-1}; its upper triangle stays 0 because dpotrf cleaned it
         P, info = dpotri(L, lower=1)
         if info != 0:
@@ -370,6 +374,57 @@ def _report(
     return result
 
 
+def _report_mode(gp: ExactGP, result: FitResult, fit_mode: Any, *, source: str) -> FitResult:
+    """The fit-health record of a published implementation's fit (:mod:`tvbo.gp.fit_modes`).
+
+    Same fields as :func:`_report`. A bound is a finite end of the mode's own constraint (an
+    ``Interval``'s two ends, ``GreaterThan``'s lower end, in tvbo units: constraint x unit);
+    GPyTorch's ``Positive`` has no finite end, so a value there is never "at a bound" (a
+    runaway l_T shows instead in the fit-health table's l_T-beyond-the-horizon share). ``lml``
+    is the mode's maximised objective when the mode has no prior, else NaN, with the objective
+    in ``log_posterior`` (recording prices no work, so no extra likelihood is computed).
+    """
+    hp = result.hyperparameters
+    names = parameter_names(gp.kernel, True)
+    fitted = [n for n in names if fit_mode.spec(n).fixed is None]
+    has_prior = any(fit_mode.spec(n).prior is not None for n in fitted)
+    lower, upper = [], []
+    record: dict[str, object] = {
+        "source": str(source),
+        "mode": str(fit_mode.name),
+        "n_data": int(gp.n),
+        "n_evals": int(result.n_evals),
+        "success": int(bool(result.success)),
+        "jitter_events": int(result.jitter_events),
+    }
+    for name in _HYPERPARAMETERS:
+        value = getattr(hp, name)
+        value = math.nan if value is None else float(value)
+        lo_hit = hi_hit = 0
+        if name in fitted:
+            spec = fit_mode.spec(name)
+            lo = spec.constraint.lower * spec.unit
+            hi = spec.constraint.upper * spec.unit
+            if spec.constraint.kind == "interval" and lo > 0:
+                lo_hit, hi_hit = at_bounds(value, (lo, hi))
+            elif lo > 0 and math.isfinite(value):
+                lo_hit = int(math.log(value) - math.log(lo) <= math.log1p(AT_BOUND_TOLERANCE))
+        record[name] = value
+        record[f"{name}_at_lower"] = int(lo_hit)
+        record[f"{name}_at_upper"] = int(hi_hit)
+        if lo_hit:
+            lower.append(name)
+        if hi_hit:
+            upper.append(name)
+    record["lml"] = math.nan if has_prior else float(result.lml)
+    record["log_posterior"] = float(result.lml) if has_prior else math.nan
+    record["fitted"] = ",".join(fitted)
+    record["time_unit"] = "s" if gp.kernel.has_time else ""
+    gp.work.record_fit(record)
+    result.at_lower, result.at_upper, result.record = tuple(lower), tuple(upper), record
+    return result
+
+
 def fit_hyperparameters(
     gp: ExactGP,
     bounds: HyperparameterBounds = HyperparameterBounds(),  # noqa: B008 - frozen, immutable
@@ -381,6 +436,8 @@ def fit_hyperparameters(
     fit_noise: bool = True,
     escape_bounds: bool = True,
     prior: LogNormalPrior | None = None,
+    mode: Any = "lbfgs",
+    mode_options: Mapping[str, Any] | None = None,
     source: str = "",
 ) -> FitResult:
     """Maximise the LML of ``gp``'s data and install the optimum with ``gp.set_hyperparameters``.
@@ -405,11 +462,20 @@ def fit_hyperparameters(
     maximised log posterior (LML + log prior, up to the prior's constant). ``None`` (default) is
     plain maximum likelihood.
 
+    ``mode``: ``"lbfgs"`` (default) is the fit described above. Any other name of
+    :data:`tvbo.gp.fit_modes.FIT_MODES` (or a :class:`tvbo.gp.fit_modes.FitMode`) fits as a
+    published implementation does (``mode_options`` are its options); such modes use their own
+    parametrisation, constraints, priors and start, so ``bounds``, ``max_iter``, ``n_restarts``,
+    ``escape_bounds`` and ``prior`` must be left at their defaults (not silently ignored). The
+    result is a :class:`FitResult` either way.
+
     ``source``: who fitted (e.g. ``"surrogate:gp"``), copied into the fit-health record that
     every returned result (except the no-data one: nothing was fitted) queues on ``gp.work``;
     ``FitResult.at_lower`` / ``at_upper`` name the hyperparameters found at a bound.
     """
-    mode = DEFAULT_MODE
+    fit_mode = _resolve_mode(mode, mode_options)
+    if fit_mode is not None:
+        _check_mode_arguments(fit_mode.name, bounds, max_iter, n_restarts, escape_bounds, prior)
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
     if n_restarts < 0:
@@ -419,6 +485,8 @@ def fit_hyperparameters(
         raise ValueError("spatio-temporal kernel needs init.lengthscale_time, got None")
     if gp.n == 0:
         return FitResult(start, 0.0, 0, False, "no data: hyperparameters left unchanged")
+    if fit_mode is not None:  # a published implementation's fit (tvbo.gp.fit_modes)
+        return _report_mode(gp, fit_mode.fit(gp, start), fit_mode, source=source)
     with gp.work.phase("fit"):
         objective = LMLObjective(
             gp.kernel,
@@ -506,4 +574,34 @@ def fit_hyperparameters(
             message,
             objective.jitter_events,
         )
-        return _report(gp, fitted, objective, bounds, mode=mode, source=source)
+        return _report(gp, fitted, objective, bounds, mode=DEFAULT_MODE, source=source)
+
+
+def _resolve_mode(mode: Any, options: Mapping[str, Any] | None) -> Any:
+    """The FitMode for ``mode`` (None for "lbfgs"); a late import: fit_modes builds on fit."""
+    if isinstance(mode, str) and mode == "lbfgs" and not options:
+        return None
+    from tvbo.gp.fit_modes import resolve_fit_mode
+
+    return resolve_fit_mode(mode, options)
+
+
+def _check_mode_arguments(name: str, bounds: HyperparameterBounds, max_iter: int,
+                          n_restarts: int, escape_bounds: bool, prior: Any) -> None:
+    """Reject lbfgs-only arguments with another mode instead of ignoring them."""
+    given = []
+    if bounds != HyperparameterBounds():
+        given.append("bounds")
+    if max_iter != 50:
+        given.append("max_iter")
+    if n_restarts:
+        given.append("n_restarts")
+    if not escape_bounds:
+        given.append("escape_bounds")
+    if prior is not None:
+        given.append("prior")
+    if given:
+        raise ValueError(
+            f"fit mode {name!r} has its own constraints, priors and optimiser; "
+            f"{', '.join(given)} apply to mode 'lbfgs' only"
+        )
