@@ -127,7 +127,7 @@ def test_csv_has_separate_mean_and_se_columns_of_every_metric(written: Path) -> 
     assert row["time_integrated_regret_se"] == pytest.approx(0.3 / np.sqrt(3))
     assert row["n_iterations_mean"] == pytest.approx(20.0)
     assert row["n_iterations_se"] == pytest.approx(10.0 / np.sqrt(3))
-    assert csv.loc[("shekel", "w-dbo-reference"), "label"] == "W-DBO (paper)"
+    assert csv.loc[("shekel", "w-dbo-reference"), "label"] == "W-DBO (paper, ML fit)"
     ackley = csv.loc["ackley"]
     assert not ackley["best"].any()
     assert ackley["tied"].to_dict() == {"gp-ucb": False, "w-dbo-reference": True, "w-dbo": True}
@@ -136,7 +136,7 @@ def test_csv_has_separate_mean_and_se_columns_of_every_metric(written: Path) -> 
 def test_markdown_shows_both_regrets_and_queries_as_mean_se(written: Path) -> None:
     text = (written / "average_regret.md").read_text()
     lines = text.splitlines()
-    assert lines[2] == "| benchmark | metric | GP-UCB | W-DBO (paper) | W-DBO (robust) |"
+    assert lines[2] == "| benchmark | metric | GP-UCB | W-DBO (paper, ML fit) | W-DBO (robust) |"
     # ackley first (sorted); columns in the campaign's algorithm order
     assert ("| ackley | avg. query regret | 5.00 ± 0.00 | <u>1.10 ± 0.06</u> | "
             "<u>1.00 ± 0.06</u> |") in lines
@@ -158,8 +158,8 @@ def test_caption_says_what_is_shown(written: Path) -> None:
         "underlined", "Not marked: queries",
         "per benchmark the best algorithm gets 0 and the worst 1",
         "horizon 600 s", "cost table metronome", "profile botorch-i9-laptop",
-        "W-DBO (paper) = w-dbo-reference", "W-DBO (robust) = w-dbo",
-        "(paper) = the algorithm as its paper describes it",
+        "W-DBO (paper, ML fit) = w-dbo-reference", "W-DBO (robust) = w-dbo",
+        "(paper, ML fit) = the paper's algorithm, but its hyperparameters fitted by tvbo",
         "(robust) = tvbo's version with documented safeguards",
         "at most 2 removals per cleaning",
     ]:
@@ -168,7 +168,7 @@ def test_caption_says_what_is_shown(written: Path) -> None:
 
 def test_latex_has_the_same_marks_and_escaped_caption(written: Path) -> None:
     tex = (written / "average_regret.tex").read_text()
-    assert r"GP-UCB & W-DBO (paper) & W-DBO (robust) \\" in tex
+    assert r"GP-UCB & W-DBO (paper, ML fit) & W-DBO (robust) \\" in tex
     assert r"shekel & avg. query regret & 3.00 $\pm$ 0.06 & 2.00 $\pm$ 0.06 & " \
            r"\textbf{1.00 $\pm$ 0.06} \\" in tex
     assert r"\underline{1.10 $\pm$ 0.06}" in tex
@@ -183,15 +183,15 @@ def test_time_integrated_file_leads_with_its_metric(written: Path) -> None:
     csv = pd.read_csv(written / "time_integrated_regret.csv")
     assert {"average_regret_mean", "average_regret_se", "n_iterations_mean"} <= set(csv.columns)
     normalised = pd.read_csv(written / "time_integrated_regret_normalised.csv")
-    assert set(normalised["label"]) == {"GP-UCB", "W-DBO (paper)", "W-DBO (robust)"}
+    assert set(normalised["label"]) == {"GP-UCB", "W-DBO (paper, ML fit)", "W-DBO (robust)"}
 
 
 # -- names --------------------------------------------------------------------------------------
 def test_display_names_of_faithful_and_robust_presets() -> None:
     assert display_name("w-dbo") == "W-DBO (robust)"
-    assert display_name("w-dbo-reference") == "W-DBO (paper)"
+    assert display_name("w-dbo-reference") == "W-DBO (paper, ML fit)"
     assert display_name("bolt") == "BOLT (robust)"
-    assert display_name("bolt-reference") == "BOLT (paper)"
+    assert display_name("bolt-reference") == "BOLT (paper, ML fit)"
     assert display_name("gp-ucb") == "GP-UCB"  # one form only: no variant
     assert display_name("sparq-gp-ucb") == "SparQ-GP-UCB (robust)"
     assert display_name("sparq-gp-ucb", {"fit_cold_start": False}) == "SparQ-GP-UCB (paper)"
@@ -206,11 +206,11 @@ def test_display_names_of_faithful_and_robust_presets() -> None:
 def test_display_names_of_config_aliases() -> None:
     # an alias of the robust preset without its safeguards is the paper's algorithm
     faithful = {"preset": "w-dbo", "surrogate": {"prior": None}, "max_removals": None}
-    assert display_name("my-wdbo", faithful) == "W-DBO (paper)"
+    assert display_name("my-wdbo", faithful) == "W-DBO (paper, ML fit)"
     # in a campaign an alias with its own options also names its config entry; a rename does not
     assert algorithm_labels(["my-wdbo", "mine"], {"my-wdbo": faithful,
                                                   "mine": {"preset": "bolt"}}) == {
-        "my-wdbo": "W-DBO (paper) [my-wdbo]", "mine": "BOLT (robust)"}
+        "my-wdbo": "W-DBO (paper, ML fit) [my-wdbo]", "mine": "BOLT (robust)"}
     assert display_name("my-wdbo", {"preset": "w-dbo"}) == "W-DBO (robust)"
     assert display_name("w-dbo", {"variant": "paper"}) == "W-DBO (paper)"
     assert display_name("w-dbo", {"variant": None}) == "W-DBO"
@@ -226,7 +226,7 @@ def test_display_names_of_config_aliases() -> None:
 
 def test_unknown_variant_is_an_error_listing_the_valid_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown variant 'faithful'; valid variants: paper, "
-                                         r"robust"):
+                                         r"paper-ml, robust"):
         display_name("w-dbo", {"variant": "faithful"})
     with pytest.raises(ValueError, match="unknown variant"):
         make("w-dbo", variant="faithful")
@@ -259,11 +259,11 @@ def test_register_display_for_a_new_preset() -> None:
 def test_campaign_labels_come_from_the_recorded_options() -> None:
     campaign = build_campaign()
     assert campaign_labels(campaign) == {
-        "gp-ucb": "GP-UCB", "w-dbo-reference": "W-DBO (paper)", "w-dbo": "W-DBO (robust)"}
+        "gp-ucb": "GP-UCB", "w-dbo-reference": "W-DBO (paper, ML fit)", "w-dbo": "W-DBO (robust)"}
     renamed = with_label_overrides(campaign, {"w-dbo": {"label": "ours"}})
     assert campaign_labels(renamed)["w-dbo"] == "ours"
     style = CampaignStyle(renamed)
-    assert style.label("w-dbo-reference", 1.0) == "W-DBO (paper)"
+    assert style.label("w-dbo-reference", 1.0) == "W-DBO (paper, ML fit)"
     assert style.label("w-dbo", 1.0) == "ours"
 
 
@@ -273,9 +273,10 @@ def test_comparison_names_the_variant(tmp_path: Path) -> None:
                      aliases={"w-dbo": "w-dbo-reference"})
     text = (tmp_path / "paper_vs_tvbo.md").read_text()
     # the paper's W-DBO beside the faithful variant, with both sides' ± s.e.
-    assert "| shekel | W-DBO (paper) | 2.64 ± 0.04 | 2.00 ± 0.06 (n = 3) |" in text
+    assert "| shekel | W-DBO (paper, ML fit) | 2.64 ± 0.04 | 2.00 ± 0.06 (n = 3) |" in text
     assert "tvbo time-integrated regret | tvbo queries |" in text
-    assert "W-DBO (paper) = w-dbo-reference" in text and "Aliases (paper → campaign)" in text
+    assert "W-DBO (paper, ML fit) = w-dbo-reference" in text
+    assert "Aliases (paper → campaign)" in text
     csv = pd.read_csv(tmp_path / "paper_vs_tvbo.csv")
     assert {"label", "tvbo_time_integrated_regret_mean", "tvbo_n_iterations_se"} <= set(
         csv.columns)
@@ -287,12 +288,14 @@ def test_cli_labels_option(tmp_path: Path, capsys) -> None:
     out = tmp_path / "t"
     assert cli.main(["table", str(path), "--outdir", str(out), "--format", "md",
                      "--labels", '{"w-dbo": "W-DBO, ours"}']) == 0
-    assert "| GP-UCB | W-DBO (paper) | W-DBO, ours |" in (out / "average_regret.md").read_text()
+    header = "| GP-UCB | W-DBO (paper, ML fit) | W-DBO, ours |"
+    assert header in (out / "average_regret.md").read_text()
     capsys.readouterr()
     with pytest.raises(SystemExit) as info:
         cli.main(["table", str(path), "--outdir", str(out), "--labels",
                   '{"w-dbo": {"variant": "faithful"}}'])
-    assert info.value.code == 2 and "valid variants: paper, robust" in capsys.readouterr().err
+    assert info.value.code == 2
+    assert "valid variants: paper, paper-ml, robust" in capsys.readouterr().err
 
 
 def test_normalised_figure_ticks_use_the_labels() -> None:
@@ -303,7 +306,8 @@ def test_normalised_figure_ticks_use_the_labels() -> None:
     series = {"tvbo": normalised_series(summary_table(campaign))}
     figure = normalised_regret_figure(series, labels=campaign_labels(campaign))
     ticks = [t.get_text() for t in figure.axes[0].get_xticklabels()]
-    assert ticks == ["GP-UCB", "W-DBO (robust)", "W-DBO (paper)"]  # the table's (sorted) order
+    # the table's (sorted) order
+    assert ticks == ["GP-UCB", "W-DBO (robust)", "W-DBO (paper, ML fit)"]
 
 
 def test_cli_runs_a_config_alias(tmp_path: Path, capsys) -> None:
@@ -316,7 +320,7 @@ def test_cli_runs_a_config_alias(tmp_path: Path, capsys) -> None:
             "--out", str(out), "--quiet"]
     assert cli.main(argv) == 0
     run = xr.load_dataset(out)
-    assert campaign_labels(run) == {"my-wdbo": "W-DBO (paper) [my-wdbo]"}
+    assert campaign_labels(run) == {"my-wdbo": "W-DBO (paper, ML fit) [my-wdbo]"}
     capsys.readouterr()
     bad = [*argv[:6], '{"preset": "w-dbx"}', *argv[7:]]
     with pytest.raises(SystemExit):

@@ -48,7 +48,7 @@ def dry_run(tmp_path: Path, edit: dict[str, Any]) -> tuple[int, str]:
         (
             {"algorithm_options": {"gp-ucb": {"variant": "faithful"}}},
             ["config: algorithm_options 'gp-ucb': variant: unknown variant 'faithful'; "
-             "valid variants: paper, robust"],
+             "valid variants: paper, paper-ml, robust"],
         ),
     ],
 )

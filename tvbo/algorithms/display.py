@@ -37,10 +37,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: the variants a label can show
-VARIANTS: tuple[str, ...] = ("paper", "robust")
+VARIANTS: tuple[str, ...] = ("paper", "paper-ml", "robust")
+#: how each variant appears in a label, "W-DBO (paper, ML fit)"
+VARIANT_LABELS: dict[str, str] = {
+    "paper": "paper", "paper-ml": "paper, ML fit", "robust": "robust",
+}
 #: what each variant means (for captions)
 VARIANT_MEANINGS: dict[str, str] = {
-    "paper": "the algorithm as its paper describes it",
+    "paper": "the algorithm as its paper describes it (and, where the paper's implementation "
+    "is public, fitted as that code fits: `fit_mode`)",
+    "paper-ml": "the paper's algorithm, but its hyperparameters fitted by tvbo's "
+    "converged L-BFGS-B maximum likelihood instead of its implementation's fit",
     "robust": "tvbo's version with documented safeguards",
 }
 #: config keys that only name the algorithm (never passed to the algorithm)
@@ -61,12 +68,19 @@ class AlgorithmInfo:
     safeguards: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     #: what the safeguards are, for captions ("log-normal hyperparameter priors; ...")
     robust_note: str = ""
+    #: the fit mode of the paper's public implementation (tvbo.gp.fit_modes), read at
+    #: ``fit_path`` of the resolved options; a faithful algorithm fitted otherwise is
+    #: "paper, ML fit". None: no public implementation, the fit does not enter the label.
+    paper_fit: str | None = None
+    fit_path: str = "surrogate.fit_mode"
 
 
 _WDBO_SAFEGUARDS = {"surrogate.prior": (None, {}), "dataset.max_removals": (None,)}
 _WDBO_NOTE = "weak log-normal hyperparameter priors (MAP-II) and at most 2 removals per cleaning"
 _BOLT_SAFEGUARDS = {"surrogate.prior": (None, {})}
 _BOLT_NOTE = "W-DBO's weak log-normal hyperparameter priors (MAP-II)"
+#: W-DBO's public code (which BOLT builds on) fits with GPyTorch's Adam (tvbo.gp.fit_modes)
+_PUBLIC_FIT = "gpytorch-adam"
 
 ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "gp-ucb": AlgorithmInfo("GP-UCB"),
@@ -77,12 +91,20 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "sw-gp-ucb": AlgorithmInfo("SW-GP-UCB"),
     "w-gp-ucb": AlgorithmInfo("W-GP-UCB"),
     "abo": AlgorithmInfo("ABO"),
-    "w-dbo": AlgorithmInfo("W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE),
+    "w-dbo": AlgorithmInfo("W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE,
+                           paper_fit=_PUBLIC_FIT),
     "w-dbo-reference": AlgorithmInfo(
-        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE
+        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE, paper_fit=_PUBLIC_FIT
     ),
-    "bolt": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE),
-    "bolt-reference": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE),
+    "w-dbo-paper": AlgorithmInfo(
+        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE, paper_fit=_PUBLIC_FIT
+    ),
+    "bolt": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
+                          paper_fit=_PUBLIC_FIT),
+    "bolt-reference": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
+                                    paper_fit=_PUBLIC_FIT),
+    "bolt-paper": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
+                                paper_fit=_PUBLIC_FIT),
     "bolt-icml": AlgorithmInfo(
         "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE
     ),
@@ -200,7 +222,13 @@ def variant_of(info: AlgorithmInfo, resolved: Mapping[str, Any]) -> str | None:
                 f"algorithm's recorded options ({sorted(resolved)})"
             )
         robust = robust or not any(_same(value, f) for f in faithful)
-    return "robust" if robust else "paper"
+    if robust:
+        return "robust"
+    if info.paper_fit is not None:
+        fit = _lookup(resolved, info.fit_path)
+        if fit is not _UNSET and fit != info.paper_fit:
+            return "paper-ml"
+    return "paper"
 
 
 def resolved_options(key: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -246,7 +274,7 @@ def display_name(
             variant = variant_of(info, resolved_options(key, options))
     else:
         variant = info.variant
-    return f"{info.display} ({variant})" if variant else info.display
+    return f"{info.display} ({VARIANT_LABELS[variant]})" if variant else info.display
 
 
 def algorithm_labels(
@@ -318,6 +346,13 @@ def _base(key: str, specs: Mapping[str, Mapping[str, Any]],
     """The preset ``key`` is built from (its own name unless the spec or record names one)."""
     return str((specs.get(key) or {}).get("preset") or (resolved.get(key) or {}).get("preset")
                or key)
+
+
+def variant_meanings(labels: Iterable[str]) -> list[str]:
+    """Caption fragments "(paper) = ..." for the variants that appear in ``labels``."""
+    labels = list(labels)
+    return [f"({text}) = {VARIANT_MEANINGS[key]}" for key, text in VARIANT_LABELS.items()
+            if any(f"({text})" in label for label in labels)]
 
 
 def variant_notes(keys: Iterable[str], labels: Mapping[str, str],

@@ -336,7 +336,7 @@ def add_companions(table: pd.DataFrame, companions: Mapping[str, pd.DataFrame]) 
 
 def caption(table: pd.DataFrame) -> str:
     """What the comparison shows and how to read it (one paragraph)."""
-    from tvbo.algorithms.display import VARIANT_MEANINGS
+    from tvbo.algorithms.display import variant_meanings
 
     paper = PAPERS[table.attrs.get("paper", "")] if table.attrs.get("paper") in PAPERS else None
     source = f"{paper.citation}, {paper.table}" if paper else "the paper"
@@ -371,11 +371,7 @@ def caption(table: pd.DataFrame) -> str:
     named = [f"{labels[a]} = {a}" for a in shown if a in labels and labels[a] != a]
     if named:
         text += " tvbo's algorithms (label = config key): " + "; ".join(named) + "."
-        meanings = [
-            f"({v}) = {VARIANT_MEANINGS[v]}"
-            for v in ("paper", "robust")
-            if any(f"({v})" in labels[a] for a in shown if a in labels)
-        ]
+        meanings = variant_meanings(labels[a] for a in shown if a in labels)
         if meanings:
             notes = table.attrs.get("variant_notes") or []
             text += " " + "; ".join(meanings)

@@ -574,7 +574,7 @@ def table_caption(
     ``labels`` maps algorithm keys to the column names (each named with its key, so a reader
     can find the config entry); ``setting`` is :func:`tvbo.analysis.context.campaign_setting`.
     """
-    from tvbo.algorithms.display import VARIANT_MEANINGS
+    from tvbo.algorithms.display import variant_meanings
     from tvbo.analysis.context import setting_text
 
     metrics = _metrics_of(table)
@@ -606,11 +606,12 @@ def table_caption(
         text += " Algorithms (label = config key): " + "; ".join(
             f"{name} = {key}" for key, name in renamed.items()
         ) + "."
-        shown = [v for v in ("paper", "robust") if any(f"({v})" in n for n in renamed.values())]
+        shown = variant_meanings(renamed.values())
         if shown:
-            text += " " + "; ".join(f"({v}) = {VARIANT_MEANINGS[v]}" for v in shown)
+            text += " " + "; ".join(shown)
             notes = table.attrs.get("variant_notes") or []
-            text += (": " + "; ".join(notes) + ".") if notes and "robust" in shown else "."
+            robust = any("(robust)" in n for n in renamed.values())
+            text += (": " + "; ".join(notes) + ".") if notes and robust else "."
     return text
 
 
