@@ -23,6 +23,8 @@ The checks, in order (the first failure is reported):
    ``paper_aliases``;
 6. the size of the grid: more than :data:`LARGE_GRID_RUNS` runs needs ``confirm_large: true``
    (the message gives the number of runs and a rough wall-time estimate, :func:`estimate_wall`);
+   checked right after step 1, since the schema's uniqueness check of 20,000 seeds alone takes
+   seconds;
 7. every entry of ``algorithm_options`` and ``benchmark_options`` is BUILT (``tvbo.algorithms.make``
    / ``tvbo.benchmarks.make`` with the options the runs will get): building takes milliseconds
    (measured: every algorithm preset < 0.03 s after its import, every synthetic and simulated
@@ -464,21 +466,24 @@ def estimate_wall(cfg: Mapping[str, Any]) -> float:
     horizon / :data:`REFERENCE_HORIZON` (null horizon: the papers' 600 s). Real runs differ by
     benchmark and algorithm (``benchmarks/throughput.py`` measures a study); this is the order
     of magnitude a user needs before starting a grid this size."""
-    horizon = cfg.get("horizon") or DEFAULT_HORIZON
+    horizon = cfg.get("horizon")
+    if not isinstance(horizon, int | float) or not math.isfinite(horizon) or horizon <= 0:
+        horizon = DEFAULT_HORIZON  # null (or not yet validated): the papers' horizon
     return grid_size(cfg) * SECONDS_PER_RUN * horizon / REFERENCE_HORIZON
 
 
 def _check_grid_size(cfg: Mapping[str, Any]) -> None:
     runs = grid_size(cfg)
-    if runs <= LARGE_GRID_RUNS or cfg.get("confirm_large"):
+    if runs <= LARGE_GRID_RUNS or cfg.get("confirm_large") is True:
         return
     shape = " x ".join(f"{len(cfg[k])} {k}" for k in GRID_KEYS)
     hours = estimate_wall(cfg) / 3600
+    horizon = estimate_wall(cfg) / runs / SECONDS_PER_RUN * REFERENCE_HORIZON
     raise _fail(
         f"the grid has {runs:,} runs ({shape}), more than {LARGE_GRID_RUNS:,}: about "
         f"{hours:,.0f} CPU-hours at ~{SECONDS_PER_RUN:g} s per {REFERENCE_HORIZON:g} s of "
         f"horizon per run (a rough constant, see tvbo/config_check.py; horizon "
-        f"{cfg.get('horizon') or DEFAULT_HORIZON:g} s); if this is intended, add --config "
+        f"{horizon:g} s); if this is intended, add --config "
         "confirm_large=true (or confirm_large: true in the config file)"
     )
 
@@ -594,6 +599,8 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     if not isinstance(cfg, dict):
         raise _fail(f"must be a mapping of keys, got {type(cfg).__name__}; see {README}")
     _check_grid_not_empty(cfg)
+    if all(isinstance(cfg.get(key), list) for key in GRID_KEYS):
+        _check_grid_size(cfg)  # first: a huge grid costs the later checks seconds
     _check_finite(cfg)
     schema = _load_schema(schema)
     _check_schema(cfg, schema)
@@ -605,7 +612,6 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
                      time_grid_step=cfg["time_grid_step"], speeds=cfg["speeds"],
                      seeds=cfg["seeds"])
     _check_paper_aliases(cfg)
-    _check_grid_size(cfg)
     if options:
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)
