@@ -23,8 +23,9 @@ except ImportError as err:
         "in the environment that runs snakemake"
     ) from err
 
-try:
-    check_config(config, schema=Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+try:  # the parts' options are built once, by the main process (not again in every cluster job)
+    check_config(config, schema=Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+                 options=getattr(workflow, "is_main_process", True))
 except ValueError as err:  # ConfigError: the one line alone, without a traceback
     print(err, file=sys.stderr)
     raise SystemExit(1) from None
