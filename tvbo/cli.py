@@ -315,7 +315,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     """
     from tvbo.config_check import GRID_KEYS, check_config, grid_size, load_config_files
 
-    cfg = check_config(load_config_files(args.files, args.config or ()))
+    cfg = check_config(load_config_files(args.files, args.config or ()), schema=args.schema)
     shape = " x ".join(f"{len(cfg[k])} {k}" for k in GRID_KEYS)
     print(f"{', '.join(args.files)}: valid; campaign {cfg['campaign']!r}, {grid_size(cfg)} runs "
           f"({shape})")
@@ -335,6 +335,9 @@ def _add_check_config(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="config YAML file(s)")
     p.add_argument("--config", nargs="+", action="extend", metavar="KEY=VALUE",
                    help="overrides, as snakemake --config (VALUE parsed as YAML)")
+    p.add_argument("--schema", metavar="FILE",
+                   help="the config schema (default: workflow/schemas/config.schema.yaml of the "
+                   "checkout tvbo is installed from, else of the working directory)")
     p.set_defaults(func=cmd_check_config)
 
 

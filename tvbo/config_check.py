@@ -206,14 +206,17 @@ def load_config_files(paths: Sequence[str | Path],
 
 # -- schema ---------------------------------------------------------------------------------------
 def schema_path() -> Path:
-    """``workflow/schemas/config.schema.yaml`` of the checkout this package lives in."""
-    candidate = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
-    if not candidate.is_file():
-        raise ConfigError(
-            f"the config schema is not at {candidate} (tvbo is not a source checkout); pass "
-            "schema= the path of workflow/schemas/config.schema.yaml"
-        )
-    return candidate
+    """``workflow/schemas/config.schema.yaml`` of the checkout this package lives in (an editable
+    install, the workflow's case), else of the working directory (a repository checkout)."""
+    relative = Path("workflow") / "schemas" / "config.schema.yaml"
+    candidates = [Path(__file__).resolve().parents[1] / relative, Path.cwd() / relative]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(
+        f"the config schema is in neither {candidates[0]} nor {candidates[1]} (tvbo is not a "
+        "source checkout); give the path of workflow/schemas/config.schema.yaml (--schema)"
+    )
 
 
 def _load_schema(schema: str | Path | Mapping | None) -> Mapping[str, Any]:
