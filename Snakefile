@@ -22,6 +22,14 @@ from snakemake.utils import min_version
 min_version("8.10")
 
 
+try:  # a YAML error in config/config.yaml: name its file, line and column (Snakemake does not)
+    from tvbo.config_check import exit_on_yaml_error
+except ImportError:
+    pass  # workflow/rules/common.smk says how to install tvbo
+else:
+    exit_on_yaml_error("config/config.yaml")
+
+
 configfile: "config/config.yaml"
 
 

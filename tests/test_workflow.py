@@ -84,15 +84,20 @@ def test_dry_run_builds_one_job_per_combination(tmp_path: Path) -> None:
 def test_options_reach_the_command_line(tmp_path: Path) -> None:
     config = load_test_config()
     config.update(
-        benchmarks=["ackley"],
         seeds=[3],
         compute="polynomial",
         polynomial=[0.1, 0, 1e-6],
         lookahead=True,
         stamp="decide",
-        benchmark_options={"ackley": {"cost": 0.5, "noise_var": 0}},
-        algorithm_options={"gp-ucb": {"note": "it's quoted"}},
+        benchmarks=["ackley", "temperature"],
+        benchmark_options={"ackley": {"cost": 0.5, "noise_var": 0},
+                           "temperature": {"options": {"path": "it's/t.nc"}}},
+        # options are validated at parse time (tvbo.config_check): a real option of gp-ucb
+        algorithm_options={"gp-ucb": {"beta": 2.0}},
     )
+    # an apostrophe in an option value (a data path that exists: the data rules are satisfied)
+    (tmp_path / "it's").mkdir()
+    (tmp_path / "it's" / "t.nc").write_bytes(b"")
     proc = snakemake(tmp_path, config, "-n", "--cores", "1", "--printshellcmds")
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = proc.stdout
@@ -100,7 +105,8 @@ def test_options_reach_the_command_line(tmp_path: Path) -> None:
     assert "--stamp decide" in out and "--lookahead" in out
     assert "--cost 0.5 --noise-var 0.0" in out
     # JSON survives the shell: single-quoted by shlex, the apostrophe escaped
-    assert '--algorithm-options \'{"note": "it\'"\'"\'s quoted"}\'' in out
+    assert '--benchmark-options \'{"path": "it\'"\'"\'s/t.nc"}\'' in out
+    assert '--algorithm-options \'{"beta": 2.0}\'' in out
 
 
 def validate_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -257,16 +257,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if name not in algorithm_names():
         check_name(kind, name, _all_names("algorithm"))
     check_name("compute model", args.compute, compute_models())
-    if args.polynomial is not None and args.compute != "polynomial":
-        raise UsageError(f"--polynomial needs --compute polynomial, got --compute {args.compute}")
-    if args.compute == "polynomial" and args.polynomial is None:
-        raise UsageError("--compute polynomial needs --polynomial A0,A1,... (coefficients of R(n))")
-    if args.profile is not None and args.compute != "counted":
-        raise UsageError(f"--profile needs --compute counted, got --compute {args.compute}")
-    if args.horizon is not None and args.time_grid_step > args.horizon:
-        raise UsageError(
-            f"--time-grid-step {args.time_grid_step:g} exceeds --horizon {args.horizon:g}"
-        )
+    # the run-level fields a campaign config shares (compute/polynomial/profile, horizon vs
+    # time-grid step, seed < 2**63): the same checks as `tvbo check-config` (tvbo.config_check)
+    from tvbo.config_check import check_run_fields
+
+    check_run_fields(compute=args.compute, profile=args.profile, polynomial=args.polynomial,
+                     horizon=args.horizon, time_grid_step=args.time_grid_step,
+                     speeds=[args.speed], seeds=[args.seed], style="cli")
 
     from tvbo import simulate
     from tvbo.results.io import write_run
@@ -306,6 +303,42 @@ def cmd_run(args: argparse.Namespace) -> int:
         wall = time.monotonic() - started
         progress.close(f"wrote {written} ({wall:.1f} s wall)")
     return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    """Validate campaign config file(s) as the workflow does, before any job; write nothing.
+
+    The files are merged in order and ``--config KEY=VALUE`` applied on top, as Snakemake does
+    with ``--configfile FILE... --config KEY=VALUE...``; then :func:`tvbo.config_check.
+    check_config` (the validator the workflow runs at parse time). A bad config is one line on
+    stderr and exit status 2; a good one prints one line (campaign, grid) on stdout.
+    """
+    from tvbo.config_check import GRID_KEYS, check_config, grid_size, load_config_files
+
+    cfg = check_config(load_config_files(args.files, args.config or ()), schema=args.schema)
+    shape = " x ".join(f"{len(cfg[k])} {k}" for k in GRID_KEYS)
+    print(f"{', '.join(args.files)}: valid; campaign {cfg['campaign']!r}, {grid_size(cfg)} runs "
+          f"({shape})")
+    return 0
+
+
+def _add_check_config(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "check-config",
+        help="validate campaign config file(s) as the workflow does (one line per error)",
+        description="Validate workflow config file(s): schema (workflow/schemas/"
+        "config.schema.yaml), names, compute/profile, seeds, grid size and every algorithm's and "
+        "benchmark's options, exactly as the workflow does before any job. Files are merged in "
+        "order, like snakemake --configfile FILE...; give config/config.yaml first to check what "
+        "a plain --configfile run sees. Exit status 2 and one line on stderr if invalid.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="config YAML file(s)")
+    p.add_argument("--config", nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="overrides, as snakemake --config (VALUE parsed as YAML)")
+    p.add_argument("--schema", metavar="FILE",
+                   help="the config schema (default: workflow/schemas/config.schema.yaml of the "
+                   "checkout tvbo is installed from, else of the working directory)")
+    p.set_defaults(func=cmd_check_config)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -929,6 +962,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reproduce(sub)
     _add_oracle(sub)
     _add_fit_health(sub)
+    _add_check_config(sub)
     return parser
 
 

@@ -1,8 +1,8 @@
 # Validation of the configuration and every helper function of the workflow (the other .smk
 # files hold only rules, since Snakemake's linter flags functions mixed with rules).
 #
-# Order matters: the schema check runs when the workflow is parsed, i.e. BEFORE any job runs, and
-# fills in the schema defaults; then the names are checked against the tvbo registries.
+# Order matters: the configuration is validated (tvbo.config_check.check_config, which also fills
+# in the schema defaults) when the workflow is parsed, i.e. BEFORE the DAG is built and any job runs.
 
 import json
 import re
@@ -10,32 +10,29 @@ import shlex
 import sys
 from pathlib import Path
 
-from snakemake.utils import validate
 
+# -- validation: ONE validator, shared with `tvbo check-config` (tvbo/config_check.py) ----------
+# Schema (defaults filled in), finite numbers, seeds < 2**63, registry names, compute/profile/
+# polynomial, paper aliases, the grid size (confirm_large) and every part's options, each error
+# one line naming the config path. Runs at parse time: before the DAG is built, before any job.
+try:
+    from tvbo.config_check import check_config
+except ImportError as err:
+    raise ImportError(
+        f"the tvbo package is not importable ({err}); install it with 'pip install -e .' "
+        "in the environment that runs snakemake"
+    ) from err
 
-#: the keys whose product is the run grid (benchmarks x algorithms x seeds x speeds)
-GRID_KEYS = ("benchmarks", "algorithms", "seeds", "speeds")
+try:  # the parts' options are built once, by the main process (not again in every cluster job)
+    check_config(config, schema=Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+                 options=getattr(workflow, "is_main_process", True))
+except ValueError as err:  # ConfigError: the one line alone, without a traceback
+    print(err, file=sys.stderr)
+    raise SystemExit(1) from None
+# -- end of validation ------------------------------------------------------------------------
 
+from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
 
-def _check_grid(cfg):
-    """An empty grid is named as such before the schema's terser 'should be non-empty'.
-
-    A key given as an empty list (or left empty in YAML, i.e. null) would plan zero runs, and
-    merging zero runs has no meaning; say which key is empty and what it must hold.
-    """
-    empty = [key for key in GRID_KEYS if key in cfg and (cfg[key] is None or cfg[key] == [])]
-    if empty:
-        raise ValueError(
-            f"config: empty grid: {' and '.join(map(repr, empty))} "
-            f"{'is' if len(empty) == 1 else 'are'} empty, so the campaign would have no run "
-            "(runs = benchmarks x algorithms x seeds x speeds); give at least one benchmark "
-            "(`tvbo list benchmarks`), algorithm (`tvbo list algorithms`), seed (integer >= 0) "
-            "and speed (> 0)"
-        )
-
-
-_check_grid(config)
-validate(config, schema="../schemas/config.schema.yaml")
 
 # The rules call the `tvbo` console script. When snakemake is started as `.venv/bin/snakemake`
 # without activating the venv, that script is not on PATH; APPEND the interpreter's bin
@@ -43,107 +40,6 @@ validate(config, schema="../schemas/config.schema.yaml")
 # activated by --sdm conda, or an activated venv, still wins).
 _INTERPRETER_BIN = shlex.quote(str(Path(sys.executable).parent))
 shell.prefix(f'set -euo pipefail; export PATH="$PATH":{_INTERPRETER_BIN}; ')
-
-
-def _check_names(kind, requested, registry):
-    """Reject names the registry does not know, listing the valid ones (one clear line)."""
-    unknown = [name for name in requested if name not in registry]
-    if unknown:
-        raise ValueError(
-            f"config: unknown {kind}(s) {', '.join(map(repr, unknown))}; "
-            f"valid {kind}s: {', '.join(registry)}"
-        )
-
-
-def _check_config(cfg):
-    """Cross-checks the JSON Schema cannot express with a readable message."""
-    try:
-        from tvbo.algorithms import names as algorithm_names
-        from tvbo.algorithms.display import split_label_options  # noqa: F401 (import check)
-        from tvbo.benchmarks import names as benchmark_names
-    except ImportError as err:
-        raise ImportError(
-            f"the tvbo package is not importable ({err}); install it with 'pip install -e .' "
-            "in the environment that runs snakemake"
-        ) from err
-    benchmarks, algorithms = benchmark_names(), algorithm_names()
-    # an ablation is a new name built from a preset: {bolt-fifo: {preset: bolt, removal: oldest}}
-    ablations = [
-        name for name, options in cfg["algorithm_options"].items() if "preset" in options
-    ]
-    _check_names("algorithm preset", [cfg["algorithm_options"][a]["preset"] for a in ablations],
-                 algorithms)
-    _check_names("benchmark", cfg["benchmarks"], benchmarks)
-    _check_names("algorithm", cfg["algorithms"], algorithms + ablations)
-    _check_names("benchmark", list(cfg["benchmark_options"]), benchmarks)
-    _check_names("algorithm", list(cfg["algorithm_options"]), algorithms + ablations)
-    for name, options in cfg["algorithm_options"].items():
-        try:  # label / variant: a clear error (an unknown variant lists the valid ones)
-            split_label_options(options)
-        except ValueError as err:
-            raise ValueError(f"config: algorithm_options {name!r}: {err}") from None
-    if (cfg["compute"] == "polynomial") != (cfg["polynomial"] is not None):
-        raise ValueError(
-            "config: 'polynomial' (coefficients of R(n)) must be set exactly when compute is "
-            f"'polynomial'; got compute={cfg['compute']!r}, polynomial={cfg['polynomial']!r}"
-        )
-    if cfg["profile"] is not None and cfg["compute"] != "counted":
-        raise ValueError(
-            f"config: 'profile' applies only to compute 'counted', got compute={cfg['compute']!r}"
-        )
-    horizon = cfg["horizon"]
-    if horizon is not None and cfg["time_grid_step"] > horizon:
-        raise ValueError(
-            f"config: time_grid_step {cfg['time_grid_step']} exceeds horizon {horizon}"
-        )
-    _check_paper_aliases(cfg)
-
-
-def _check_paper_aliases(cfg):
-    """paper_aliases maps an algorithm of a published table onto an algorithm of the campaign."""
-    from tvbo.analysis.published import PAPERS, paper_table
-
-    published = sorted({a for p in PAPERS for a in paper_table(p)["algorithm"]})
-    for name, target in cfg["paper_aliases"].items():
-        if name not in published:
-            raise ValueError(
-                f"config: paper_aliases key {name!r} is no algorithm of a published table; "
-                f"valid keys: {', '.join(published)}"
-            )
-        if target not in cfg["algorithms"]:
-            raise ValueError(
-                f"config: paper_aliases {name!r} -> {target!r}, but {target!r} is not in the "
-                f"campaign's algorithms: {', '.join(cfg['algorithms'])}"
-            )
-
-
-_check_config(config)
-
-from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
-
-
-def _check_noise_protocols(cfg):
-    """benchmark_options.<name>.options.noise_protocol: a known protocol, and never beside an
-    explicit noise_var (two sources for one number); checked at parse time, before any job."""
-    from tvbo.benchmarks.noise import NOISE_PROTOCOLS
-
-    for name, overrides in cfg["benchmark_options"].items():
-        protocol = overrides.get("options", {}).get("noise_protocol")
-        if protocol is None:
-            continue
-        if protocol not in NOISE_PROTOCOLS:
-            raise ValueError(
-                f"config: benchmark_options.{name}.options.noise_protocol {protocol!r} is "
-                f"unknown; valid noise protocols: {', '.join(NOISE_PROTOCOLS)}"
-            )
-        if protocol != "table" and overrides.get("noise_var") is not None:
-            raise ValueError(
-                f"config: benchmark_options.{name} sets both noise_var and noise_protocol "
-                f"{protocol!r}; give one of them"
-            )
-
-
-_check_noise_protocols(config)
 
 
 def speed_label(speed):

@@ -1,0 +1,621 @@
+"""One validator for a campaign configuration, shared by the workflow and the command line.
+
+``check_config(cfg)`` is what ``workflow/rules/common.smk`` calls when Snakemake parses the
+workflow (before the DAG is built, so before any job) and what ``tvbo check-config FILE`` calls;
+``tvbo run`` calls :func:`check_run_fields` for the fields it shares with a config (compute,
+profile, polynomial, horizon, speed, seed, time-grid step). A bad configuration raises
+:class:`ConfigError` (a ``ValueError``) whose message is ONE line naming the field (its path in
+the config, e.g. ``algorithm_options.bolt.surrogate.prior``), the value and what is valid.
+
+The checks, in order (the first failure is reported):
+
+1. empty grid keys (named before the schema's terser "should be non-empty");
+2. every number finite (YAML ``.nan`` / ``.inf`` slip through JSON Schema's ``minimum``:
+   NaN fails no comparison); the opaque option maps ``algorithm_options`` and
+   ``benchmark_options.<name>.options`` are left to step 7, whose parts judge their own values;
+3. JSON Schema (``workflow/schemas/config.schema.yaml``), filling in every default; an unknown
+   key is reported with the closest valid names (difflib) and a pointer to config/README.md
+   instead of the whole schema;
+4. seeds below :data:`SEED_LIMIT` (the run file stores the seed as an int64 coordinate);
+5. names against the tvbo registries (benchmarks, algorithms, ablation presets), labels and
+   variants, the noise protocols, the run-level cross-checks of :func:`check_run_fields` (compute
+   vs polynomial vs profile, the profile exists and parses, time_grid_step <= horizon) and
+   ``paper_aliases``;
+6. the size of the grid: more than :data:`LARGE_GRID_RUNS` runs needs ``confirm_large: true``
+   (the message gives the number of runs and a rough wall-time estimate, :func:`estimate_wall`);
+   checked right after step 1, since the schema's uniqueness check of 20,000 seeds alone takes
+   seconds;
+7. every entry of ``algorithm_options`` and ``benchmark_options`` is BUILT (``tvbo.algorithms.make``
+   / ``tvbo.benchmarks.make`` with the options the runs will get): building takes milliseconds
+   (measured: every algorithm preset < 0.03 s after its import, every synthetic and simulated
+   benchmark < 0.02 s), and each part rejects unknown keys, wrong types and out-of-range values
+   with a ``ValueError``/``TypeError``. The offending leaf is found by rebuilding without one
+   leaf at a time and named by its config path. Real-data benchmarks (:data:`DATA_BENCHMARKS`)
+   read a prepared file that may not exist yet at parse time (a data rule writes it): their
+   factories check option NAMES (and number types) before touching the file, so only those
+   errors (``TypeError``) reject the config; errors about the data themselves are left to the
+   data checks of the workflow and to the run. Likewise a build that fails because a file
+   named by the options does not exist yet (``OSError``, e.g. PE-GP-UCB's prior days) is not
+   judged here: the names and values checked before the file is read still are.
+
+Layering: this module sits below ``tvbo.cli`` and the workflow; it imports ``tvbo.algorithms``,
+``tvbo.benchmarks``, ``tvbo.sim`` and ``tvbo.analysis.published`` lazily and nothing below
+imports it. The schema is located next to the package in a source checkout (the workflow passes
+its own copy explicitly); it is not shipped inside a wheel, where ``check_config`` needs
+``schema=``.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DATA_BENCHMARKS",
+    "GRID_KEYS",
+    "LARGE_GRID_RUNS",
+    "README",
+    "SECONDS_PER_RUN",
+    "SEED_LIMIT",
+    "ConfigError",
+    "check_config",
+    "check_run_fields",
+    "estimate_wall",
+    "exit_on_yaml_error",
+    "grid_size",
+    "load_config_files",
+    "load_yaml_file",
+    "schema_path",
+]
+
+#: the keys whose product is the run grid (benchmarks x algorithms x seeds x speeds)
+GRID_KEYS: tuple[str, ...] = ("benchmarks", "algorithms", "seeds", "speeds")
+#: seeds are written as the int64 ``seed`` coordinate of the run file (tvbo.api: ``[int(seed)]``
+#: becomes an int64 array); 2**63 and above cannot be stored (numpy's SeedSequence takes any
+#: non-negative integer, so the run would fail only when it is written)
+SEED_LIMIT = 2**63
+#: more runs than this need ``confirm_large: true``: a grid that size takes the DAG build
+#: minutes and the campaign days; a typo (range(20000) seeds) should not start silently
+LARGE_GRID_RUNS = 5000
+#: rough wall time of one run, seconds per 120 virtual seconds of horizon: measured as 6.4 s
+#: (bolt) and 9.6 s (gp-ucb) for the quickstart's eggholder (horizon 120 s, cost 0.5 s) with
+#: `tvbo run` on a busy 2-core machine; the estimate scales it linearly with the horizon
+SECONDS_PER_RUN = 10.0
+#: the horizon at which SECONDS_PER_RUN was measured; a null horizon is the papers' 600 s
+REFERENCE_HORIZON = 120.0
+DEFAULT_HORIZON = 600.0
+#: where every key is documented
+README = "config/README.md"
+#: benchmarks whose factory reads a prepared data file (workflow/rules/common.smk DATA_SOURCES)
+DATA_BENCHMARKS: tuple[str, ...] = ("temperature", "temperature-sensors", "ozone", "ozone-sensors")
+#: option keys that select or name a part rather than configure it: never removed when looking
+#: for the offending option
+_STRUCTURAL = frozenset({"preset", "kind", "label", "variant"})
+
+
+class ConfigError(ValueError):
+    """A configuration error: the message is one line starting with ``config:``."""
+
+
+def _fail(message: str) -> ConfigError:
+    return ConfigError("config: " + " ".join(message.split()))
+
+
+def _show(value: Any) -> str:
+    """A value as YAML spells it (.nan, .inf) or its repr."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else ("-.inf" if value < 0 else ".inf")
+    return repr(value)
+
+
+def _path(parts: Sequence[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+# -- YAML files -----------------------------------------------------------------------------------
+def load_yaml_file(path: str | Path) -> dict[str, Any]:
+    """Parse a YAML config file; a syntax error names the file, line and column (1-based)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"config file {str(path)!r}: cannot be read ({err.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        context = getattr(err, "context", None)
+        start = getattr(err, "context_mark", None)
+        if context and start is not None:
+            context += f" started at line {start.line + 1}, column {start.column + 1}"
+        detail = f"{problem} ({context})" if context else problem
+        raise ConfigError(
+            f"config file {str(path)!r}{where}: YAML syntax error: {' '.join(detail.split())}"
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"config file {str(path)!r}: must be a mapping of keys at the top level, got a "
+            f"{type(data).__name__}; the keys are documented in {README}"
+        )
+    return data
+
+
+def exit_on_yaml_error(path: str | Path) -> None:
+    """For the Snakefile, before its ``configfile:``: if ``path`` exists and is not valid YAML,
+    print the one line of :func:`load_yaml_file` (file, line, column) and exit with status 1.
+
+    Snakemake's own message ("Config file is not valid JSON or YAML") names neither the file nor
+    the line. A ``--configfile`` is parsed by Snakemake's command line before the Snakefile runs,
+    so this cannot cover it: ``tvbo check-config FILE`` names the line there.
+    """
+    import sys
+
+    if Path(path).is_file():
+        try:
+            load_yaml_file(path)
+        except ConfigError as err:
+            print(err, file=sys.stderr)
+            raise SystemExit(1) from None
+
+
+def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> None:
+    """Merge like Snakemake (nested maps key by key, anything else replaced)."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+
+
+def load_config_files(paths: Sequence[str | Path],
+                      overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The config Snakemake would see with ``--configfile PATHS --config OVERRIDES``.
+
+    Files are merged in order (nested maps key by key); each ``KEY=VALUE`` override is parsed as
+    YAML (``confirm_large=true`` is a boolean, ``seeds=[0,1]`` a list), as Snakemake does.
+    """
+    import yaml
+
+    cfg: dict[str, Any] = {}
+    for path in paths:
+        _merge(cfg, load_yaml_file(path))
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--config {item!r}: expected KEY=VALUE")
+        try:
+            value = yaml.safe_load(text) if text else None
+        except yaml.YAMLError as err:
+            raise ConfigError(f"--config {item!r}: value is not valid YAML ({err})") from None
+        _merge(cfg, {key.strip(): value})
+    return cfg
+
+
+# -- schema ---------------------------------------------------------------------------------------
+def schema_path() -> Path:
+    """``workflow/schemas/config.schema.yaml`` of the checkout this package lives in (an editable
+    install, the workflow's case), else of the working directory (a repository checkout)."""
+    relative = Path("workflow") / "schemas" / "config.schema.yaml"
+    candidates = [Path(__file__).resolve().parents[1] / relative, Path.cwd() / relative]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(
+        f"the config schema is in neither {candidates[0]} nor {candidates[1]} (tvbo is not a "
+        "source checkout); give the path of workflow/schemas/config.schema.yaml (--schema)"
+    )
+
+
+def _load_schema(schema: str | Path | Mapping | None) -> Mapping[str, Any]:
+    import yaml
+
+    if isinstance(schema, Mapping):
+        return schema
+    return yaml.safe_load(Path(schema or schema_path()).read_text(encoding="utf-8"))
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A Draft 2020-12 validator that fills in ``default`` values, as Snakemake's validate."""
+    from jsonschema import Draft202012Validator, validators
+
+    base = Draft202012Validator.VALIDATORS["properties"]
+
+    def properties(validator: Any, props: Mapping, instance: Any, sub: Mapping) -> Iterator:
+        if isinstance(instance, dict):
+            for name, spec in props.items():
+                if isinstance(spec, Mapping) and "default" in spec and name not in instance:
+                    instance[name] = copy.deepcopy(spec["default"])
+        yield from base(validator, props, instance, sub)
+
+    cls = validators.extend(Draft202012Validator, {"properties": properties})
+    return cls(schema)
+
+
+def _schema_at(schema: Mapping[str, Any], parts: Sequence[Any]) -> Mapping[str, Any]:
+    """The sub-schema describing the object at ``parts`` (follows properties and $refs)."""
+    node: Mapping[str, Any] = schema
+    for part in parts:
+        if "$ref" in node:
+            node = _resolve(schema, node["$ref"])
+        if isinstance(part, int):
+            node = node.get("items", {})
+        elif part in node.get("properties", {}):
+            node = node["properties"][part]
+        else:
+            extra = node.get("additionalProperties", {})
+            node = extra if isinstance(extra, Mapping) else {}
+    if "$ref" in node:
+        node = _resolve(schema, node["$ref"])
+    return node
+
+
+def _resolve(schema: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
+    node: Any = schema
+    for key in ref.lstrip("#/").split("/"):
+        node = node[key]
+    return node
+
+
+def _schema_error(error: Any, schema: Mapping[str, Any]) -> ConfigError:
+    parts = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        props = _schema_at(schema, parts).get("properties", {})
+        unknown = [key for key in error.instance if key not in props]
+        key = unknown[0] if unknown else "?"
+        where = f" in {_path(parts)}" if parts else ""
+        close = difflib.get_close_matches(str(key), list(props), n=3, cutoff=0.6)
+        hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
+                else f"valid keys{where}: {', '.join(props)}")
+        return _fail(
+            f"unknown key {key!r}{where} (Additional properties are not allowed "
+            f"({key!r} was unexpected)); {hint} Every key is documented in {README}"
+        )
+    if error.validator == "propertyNames":
+        parts = [*parts, error.instance]
+    value = _show(error.instance)
+    if len(value) > 80:
+        value = value[:77] + "..."
+    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    return _fail(f"{_path(parts)}: {message} (got {value}; see {README})")
+
+
+def _check_schema(cfg: dict[str, Any], schema: Mapping[str, Any]) -> None:
+    from jsonschema.exceptions import best_match
+
+    errors = list(_validator(schema).iter_errors(cfg))
+    if errors:
+        # an unknown key first: it explains most other errors (a misspelt key leaves a default)
+        unknown = [e for e in errors if e.validator == "additionalProperties"]
+        raise _schema_error(unknown[0] if unknown else best_match(errors), schema)
+
+
+# -- individual checks ----------------------------------------------------------------------------
+def _check_grid_not_empty(cfg: Mapping[str, Any]) -> None:
+    """An empty grid key is named as such (runs = benchmarks x algorithms x seeds x speeds)."""
+    empty = [key for key in GRID_KEYS if key in cfg and (cfg[key] is None or cfg[key] == [])]
+    if empty:
+        raise _fail(
+            f"empty grid: {' and '.join(map(repr, empty))} "
+            f"{'is' if len(empty) == 1 else 'are'} empty, so the campaign would have no run "
+            "(runs = benchmarks x algorithms x seeds x speeds); give at least one benchmark "
+            "(`tvbo list benchmarks`), algorithm (`tvbo list algorithms`), seed (integer >= 0) "
+            "and speed (> 0)"
+        )
+
+
+def _non_finite(value: Any, parts: list[Any]) -> Iterator[tuple[list[Any], float]]:
+    if isinstance(value, float) and not math.isfinite(value):
+        yield parts, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if (not parts and key == "algorithm_options") or (
+                    len(parts) == 2 and parts[0] == "benchmark_options" and key == "options"):
+                continue  # opaque option maps: judged by the parts themselves (step 7)
+            yield from _non_finite(item, [*parts, key])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _non_finite(item, [*parts, i])
+
+
+def _check_finite(cfg: Mapping[str, Any]) -> None:
+    for parts, value in _non_finite(cfg, []):
+        raise _fail(
+            f"{_path(parts)}: {_show(value)} is not a finite number; give a finite value "
+            f"(see {README})"
+        )
+
+
+def _check_seeds(seeds: Sequence[int]) -> None:
+    for i, seed in enumerate(seeds):
+        if seed >= SEED_LIMIT:
+            raise _fail(
+                f"seeds[{i}]: {seed} is too large; a seed must be an integer with 0 <= seed < "
+                f"2**63 = {SEED_LIMIT} (the run file stores it as int64)"
+            )
+
+
+def check_run_fields(*, compute: str, profile: str | None = None,
+                     polynomial: Sequence[float] | None = None, horizon: float | None = None,
+                     time_grid_step: float = 1.0, speeds: Sequence[float] = (1.0,),
+                     seeds: Sequence[int] = (0,), style: str = "config") -> None:
+    """The checks a config shares with ``tvbo run``: one message per field, named as the
+    config key (``style="config"``, "config: horizon") or the CLI flag (``style="cli"``,
+    "--horizon"). Raises :class:`ConfigError` (config) or a plain ``ValueError`` (cli)."""
+    cli = style == "cli"
+
+    def name(field: str) -> str:
+        return "--" + field.replace("_", "-") if cli else field
+
+    def fail(message: str) -> ValueError:
+        return ValueError(" ".join(message.split())) if cli else _fail(message)
+
+    C, P, PR = name("compute"), name("polynomial"), name("profile")
+    if not cli:  # the CLI's argparse types already enforce these (finite, > 0, >= 0)
+        for field, values in (("speed", speeds), ("horizon", [horizon])):
+            for value in values:
+                if value is not None and not (math.isfinite(value) and value > 0):
+                    raise fail(f"{name(field)}: {_show(value)} must be a finite number > 0")
+    for i, seed in enumerate(seeds):
+        if not 0 <= seed < SEED_LIMIT:
+            where = f"seeds[{i}]" if not cli else name("seed")
+            raise fail(f"{where}: {seed} is out of range; a seed must be an integer with "
+                       f"0 <= seed < 2**63 = {SEED_LIMIT} (the run file stores it as int64)")
+    if (compute == "polynomial") != (polynomial is not None):
+        shown = None if polynomial is None else ",".join(f"{a:g}" for a in polynomial)
+        raise fail(
+            f"{P} (coefficients A0,A1,... of R(n)) must be set exactly when compute is "
+            f"'polynomial' ({C} polynomial needs {P} A0,A1,...); got {C} {compute}, {P} {shown}"
+        )
+    if profile is not None and compute != "counted":
+        raise fail(f"{PR} applies only to compute 'counted' ({PR} needs {C} counted), "
+                   f"got {C} {compute}")
+    if horizon is not None and time_grid_step > horizon:
+        raise fail(f"{name('time_grid_step')} {time_grid_step:g} exceeds {name('horizon')} "
+                   f"{horizon:g}")
+    if profile is not None:
+        import yaml
+
+        from tvbo.sim.profiles import load_profile
+
+        try:
+            load_profile(profile)
+        except (ValueError, OSError, yaml.YAMLError) as err:
+            raise fail(f"{PR} {profile!r}: {' '.join(str(err).split())} (`tvbo list profiles`)"
+                       ) from None
+
+
+def _check_names(kind: str, requested: Sequence[str], valid: Sequence[str]) -> None:
+    """Reject names the registry does not know, listing the valid ones (one clear line)."""
+    unknown = [name for name in requested if name not in valid]
+    if unknown:
+        raise _fail(f"unknown {kind}(s) {', '.join(map(repr, unknown))}; "
+                    f"valid {kind}s: {', '.join(valid)}")
+
+
+def _check_registry_names(cfg: Mapping[str, Any]) -> None:
+    from tvbo.algorithms import names as algorithm_names
+    from tvbo.algorithms.display import split_label_options
+    from tvbo.benchmarks import names as benchmark_names
+
+    benchmarks, algorithms = benchmark_names(), algorithm_names()
+    # an ablation is a new name built from a preset: {bolt-fifo: {preset: bolt, removal: oldest}}
+    ablations = [name for name, opts in cfg["algorithm_options"].items() if "preset" in opts]
+    _check_names("algorithm preset", [cfg["algorithm_options"][a]["preset"] for a in ablations],
+                 algorithms)
+    _check_names("benchmark", cfg["benchmarks"], benchmarks)
+    _check_names("algorithm", cfg["algorithms"], algorithms + ablations)
+    _check_names("benchmark", list(cfg["benchmark_options"]), benchmarks)
+    _check_names("algorithm", list(cfg["algorithm_options"]), algorithms + ablations)
+    for name, options in cfg["algorithm_options"].items():
+        try:  # label / variant: a clear error (an unknown variant lists the valid ones)
+            split_label_options(options)
+        except ValueError as err:
+            raise _fail(f"algorithm_options {name!r}: {err}") from None
+
+
+def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
+    """A known protocol, and never beside an explicit noise_var (two sources for one number)."""
+    from tvbo.benchmarks.noise import NOISE_PROTOCOLS
+
+    for name, overrides in cfg["benchmark_options"].items():
+        protocol = overrides.get("options", {}).get("noise_protocol")
+        if protocol is None:
+            continue
+        if protocol not in NOISE_PROTOCOLS:
+            raise _fail(
+                f"benchmark_options.{name}.options.noise_protocol {protocol!r} is "
+                f"unknown; valid noise protocols: {', '.join(NOISE_PROTOCOLS)}"
+            )
+        if protocol != "table" and overrides.get("noise_var") is not None:
+            raise _fail(f"benchmark_options.{name} sets both noise_var and noise_protocol "
+                        f"{protocol!r}; give one of them")
+
+
+def _check_paper_aliases(cfg: Mapping[str, Any]) -> None:
+    """paper_aliases maps an algorithm of a published table onto an algorithm of the campaign."""
+    from tvbo.analysis.published import PAPERS, paper_table
+
+    published = sorted({a for p in PAPERS for a in paper_table(p)["algorithm"]})
+    for name, target in cfg["paper_aliases"].items():
+        if name not in published:
+            raise _fail(f"paper_aliases key {name!r} is no algorithm of a published table; "
+                        f"valid keys: {', '.join(published)}")
+        if target not in cfg["algorithms"]:
+            raise _fail(f"paper_aliases {name!r} -> {target!r}, but {target!r} is not in the "
+                        f"campaign's algorithms: {', '.join(cfg['algorithms'])}")
+
+
+# -- grid size ------------------------------------------------------------------------------------
+def grid_size(cfg: Mapping[str, Any]) -> int:
+    """Number of runs: benchmarks x algorithms x seeds x speeds."""
+    return math.prod(len(cfg[key]) for key in GRID_KEYS)
+
+
+def estimate_wall(cfg: Mapping[str, Any]) -> float:
+    """A rough wall time of the grid in CPU-seconds: runs x :data:`SECONDS_PER_RUN` scaled by
+    horizon / :data:`REFERENCE_HORIZON` (null horizon: the papers' 600 s). Real runs differ by
+    benchmark and algorithm (``benchmarks/throughput.py`` measures a study); this is the order
+    of magnitude a user needs before starting a grid this size."""
+    horizon = cfg.get("horizon")
+    if not isinstance(horizon, int | float) or not math.isfinite(horizon) or horizon <= 0:
+        horizon = DEFAULT_HORIZON  # null (or not yet validated): the papers' horizon
+    return grid_size(cfg) * SECONDS_PER_RUN * horizon / REFERENCE_HORIZON
+
+
+def _check_grid_size(cfg: Mapping[str, Any]) -> None:
+    runs = grid_size(cfg)
+    if runs <= LARGE_GRID_RUNS or cfg.get("confirm_large") is True:
+        return
+    shape = " x ".join(f"{len(cfg[k])} {k}" for k in GRID_KEYS)
+    hours = estimate_wall(cfg) / 3600
+    horizon = estimate_wall(cfg) / runs / SECONDS_PER_RUN * REFERENCE_HORIZON
+    raise _fail(
+        f"the grid has {runs:,} runs ({shape}), more than {LARGE_GRID_RUNS:,}: about "
+        f"{hours:,.0f} CPU-hours at ~{SECONDS_PER_RUN:g} s per {REFERENCE_HORIZON:g} s of "
+        f"horizon per run (a rough constant, see tvbo/config_check.py; horizon "
+        f"{horizon:g} s); if this is intended, add --config "
+        "confirm_large=true (or confirm_large: true in the config file)"
+    )
+
+
+# -- options of the parts -------------------------------------------------------------------------
+def _leaves(options: Mapping[str, Any], parts: tuple = ()) -> Iterator[tuple]:
+    for key, value in options.items():
+        if isinstance(value, Mapping) and value:
+            yield from _leaves(value, (*parts, key))
+        elif key not in _STRUCTURAL:
+            yield (*parts, key)
+
+
+def _without(options: Mapping[str, Any], leaf: tuple) -> dict[str, Any]:
+    out = copy.deepcopy(dict(options))
+    node = out
+    for key in leaf[:-1]:
+        node = node[key]
+    del node[leaf[-1]]
+    return out
+
+
+def _build_error(build: Callable[[dict], Any], options: Mapping[str, Any],
+                 judged: tuple[type[BaseException], ...]) -> BaseException | None:
+    try:
+        build(copy.deepcopy(dict(options)))
+    except judged as err:
+        return err
+    return None
+
+
+def _culprit(build: Callable[[dict], Any], options: Mapping[str, Any],
+             judged: tuple[type[BaseException], ...]) -> tuple:
+    """The leaf whose removal makes the build succeed (the option at fault), or ()."""
+    for leaf in _leaves(options):
+        try:
+            if _build_error(build, _without(options, leaf), judged) is None:
+                return leaf
+        except Exception:  # noqa: BLE001 - another failure without it: not this leaf
+            continue
+    return ()
+
+
+def _get(options: Mapping[str, Any], leaf: tuple) -> Any:
+    node: Any = options
+    for key in leaf:
+        node = node[key]
+    return node
+
+
+def _reject(prefix: str, options: Mapping[str, Any], build: Callable[[dict], Any],
+            err: BaseException, judged: tuple[type[BaseException], ...]) -> ConfigError:
+    leaf = _culprit(build, options, judged)
+    where = ".".join([prefix, *map(str, leaf)])
+    value = f" = {_show(_get(options, leaf))}" if leaf else ""
+    return _fail(f"{where}{value}: {' '.join(str(err).split())}")
+
+
+def _check_algorithm_options(cfg: Mapping[str, Any]) -> None:
+    from tvbo.algorithms import make
+
+    judged = (ValueError, TypeError, KeyError)
+    for name, options in cfg["algorithm_options"].items():
+        def build(opts: dict, name: str = name) -> Any:
+            try:
+                return make(name, **opts)
+            except OSError:  # a data file the options name (e.g. priors) is not there yet
+                return None
+
+        err = _build_error(build, options, judged)
+        if err is not None:
+            raise _reject(f"algorithm_options.{name}", options, build, err, judged)
+
+
+def _check_benchmark_options(cfg: Mapping[str, Any]) -> None:
+    from tvbo.benchmarks import make
+
+    for name, overrides in cfg["benchmark_options"].items():
+        options = dict(overrides.get("options", {}))
+        data = name in DATA_BENCHMARKS
+        judged: tuple[type[BaseException], ...] = (
+            (TypeError,) if data else (ValueError, TypeError, KeyError))
+
+        def build(opts: dict, name: str = name, overrides: Mapping = overrides,
+                  data: bool = data) -> Any:
+            try:
+                return make(name, horizon=cfg["horizon"], cost_table=cfg["cost_table"],
+                            cost=overrides.get("cost"), noise_var=overrides.get("noise_var"),
+                            **opts)
+            except TypeError:
+                raise
+            except OSError:  # a data file the options name is not there yet (a data rule)
+                return None
+            except Exception:
+                if data:  # the data's own error: left to the data checks and the run
+                    return None
+                raise
+
+        err = _build_error(build, options, judged)
+        if err is not None:
+            raise _reject(f"benchmark_options.{name}.options", options, build, err, judged)
+
+
+# -- the validator --------------------------------------------------------------------------------
+def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = None,
+                 options: bool = True) -> dict[str, Any]:
+    """Validate ``cfg`` IN PLACE (schema defaults are filled in) and return it.
+
+    ``schema``: the JSON Schema (a path or the parsed mapping; default :func:`schema_path`).
+    ``options=False`` skips building the parts (step 7 of the module docstring).
+    Raises :class:`ConfigError` with one line naming the field, the value and what is valid.
+    """
+    if not isinstance(cfg, dict):
+        raise _fail(f"must be a mapping of keys, got {type(cfg).__name__}; see {README}")
+    _check_grid_not_empty(cfg)
+    if all(isinstance(cfg.get(key), list) for key in GRID_KEYS):
+        _check_grid_size(cfg)  # first: a huge grid costs the later checks seconds
+    _check_finite(cfg)
+    schema = _load_schema(schema)
+    _check_schema(cfg, schema)
+    _check_seeds(cfg["seeds"])
+    _check_registry_names(cfg)
+    _check_noise_protocols(cfg)
+    check_run_fields(compute=cfg["compute"], profile=cfg["profile"],
+                     polynomial=cfg["polynomial"], horizon=cfg["horizon"],
+                     time_grid_step=cfg["time_grid_step"], speeds=cfg["speeds"],
+                     seeds=cfg["seeds"])
+    _check_paper_aliases(cfg)
+    if options:
+        _check_algorithm_options(cfg)
+        _check_benchmark_options(cfg)
+    return cfg
