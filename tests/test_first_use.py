@@ -123,6 +123,21 @@ def test_compute_table_by_hand_and_the_figure_is_log_log_with_the_cost(tmp_path:
     assert notes and all("dominates at every n" in t for t in notes)
 
 
+def test_log_bins_weight_by_iterations() -> None:
+    import pandas as pd
+
+    from tvbo.analysis.figures import log_binned
+
+    keys = {"benchmark": "b", "algorithm": "a", "speed": 1.0, "phase": "fit"}
+    # 100 and 110 share a bin at 8 bins per decade (log10: 2.0, 2.04); 200 is apart
+    table = pd.DataFrame([{**keys, "dataset_size": n, "mean": m, "n": k}
+                          for n, m, k in ((100, 1.0, 1), (110, 4.0, 3), (200, 9.0, 2))])
+    binned = log_binned(table)
+    assert list(binned["mean"]) == pytest.approx([(1.0 + 12.0) / 4, 9.0])
+    assert list(binned["dataset_size"]) == pytest.approx([(100 + 330) / 4, 200.0])
+    assert list(binned["n"]) == [4, 2]
+
+
 def test_dominance_note_names_the_first_size_above_the_cost() -> None:
     import pandas as pd
 
