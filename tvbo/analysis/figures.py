@@ -251,9 +251,9 @@ def _same_time_range(campaign: xr.Dataset, variable: str, benchmarks: list) -> b
     """Do all benchmarks have values on the same part of the time grid (same horizon)?"""
     spans = set()
     for benchmark in benchmarks:
-        finite = np.isfinite(campaign[variable].sel(benchmark=benchmark).values)
-        axis = campaign[variable].dims.index("time") - 1  # benchmark is selected away
-        used = np.flatnonzero(np.moveaxis(finite, axis, -1).reshape(-1, finite.shape[axis]).any(0))
+        values = campaign[variable].sel(benchmark=benchmark).transpose(..., "time").values
+        finite = np.isfinite(values).reshape(-1, values.shape[-1])
+        used = np.flatnonzero(finite.any(axis=0))
         spans.add((int(used.min()), int(used.max())) if used.size else None)
     return len(spans) == 1
 
