@@ -85,6 +85,14 @@ def _mean_se(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, se
 
 
+def colour_palette(count: int) -> list[tuple[float, float, float]]:
+    """seaborn's colour-blind-safe palette with its yellow (9th colour, too faint as a thin
+    line on white) replaced by black; cycles beyond ten colours."""
+    palette = [tuple(c) for c in sns.color_palette("colorblind", 10)]
+    palette[8] = (0.0, 0.0, 0.0)
+    return [palette[i % len(palette)] for i in range(max(count, 1))]
+
+
 class CampaignStyle:
     """Colour per algorithm, line style per speed, and the shared legend handles.
 
@@ -99,7 +107,7 @@ class CampaignStyle:
         #: legend names: display name + variant (``W-DBO (robust)``), see campaign_labels
         self.names = campaign_labels(campaign)
         self.speeds = [float(s) for s in campaign["speed"].values]
-        palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
+        palette = colour_palette(len(self.algorithms))
         self.colours = dict(zip(self.algorithms, palette, strict=False))
         self.styles = {s: LINESTYLES[i % len(LINESTYLES)] for i, s in enumerate(self.speeds)}
         count = len(self.algorithms)
@@ -233,7 +241,9 @@ def _apply_log_scale(ax: Axes, means: list[np.ndarray]) -> bool:
     return True
 
 
-def _plot_band(ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict) -> np.ndarray:
+def _plot_band(
+    ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict, band_alpha: float = 0.2
+) -> np.ndarray:
     """Mean line with its ± s.e. band; returns the mean (for the log-scale decision)."""
     mean, se = _mean_se(matrix)
     if isinstance(style.get("markevery"), tuple) and len(x) > 0:
@@ -243,7 +253,8 @@ def _plot_band(ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict) -> np.n
         every = max(int(round(len(x) * step)), 1)
         style = {**style, "markevery": (int(round(len(x) * start)) % every, every)}
     ax.plot(x, mean, **style)
-    ax.fill_between(x, mean - se, mean + se, color=style["color"], alpha=0.2, linewidth=0)
+    ax.fill_between(x, mean - se, mean + se, color=style["color"], alpha=band_alpha,
+                    linewidth=0)
     return mean
 
 
@@ -273,11 +284,12 @@ def _time_figure(
     fig, axes = _panels(len(benchmarks), len(ylabels), sharex=share)
     for panel, benchmark in zip(axes, benchmarks, strict=True):
         for row, (ax, ylabel) in enumerate(zip(panel, ylabels, strict=True)):
+            curves = _time_curves(campaign, variable, benchmark, running=row == 1)
+            # many overlapping bands turn into a grey wash: fainter bands for many curves
+            alpha = 0.2 if len(curves) <= 4 else 0.1
             means = [
-                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed))
-                for algorithm, speed, matrix, time in _time_curves(
-                    campaign, variable, benchmark, running=row == 1
-                )
+                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed), alpha)
+                for algorithm, speed, matrix, time in curves
             ]
             if log_y is None:
                 if _apply_log_scale(ax, means):
