@@ -239,9 +239,10 @@ def test_start_message_counts_the_runs_to_do(tmp_path: Path) -> None:
     done.write_bytes(b"")
     text = start_message(config, cores=2, root=tmp_path)
     assert "3 of 4 runs to do" in text and "on 2 core(s)" in text
-    # model: 2.3 s + 0.029 s x (15 + (120 - 7.5) / 0.51) iterations per run; 3 runs on 2 cores
-    per_run = 2.3 + 0.029 * (15 + 112.5 / 0.51)
-    assert f"~{3 * per_run / 2:.0f} s" in text
+    # model: 2.3 s + 2 s + 0.029 s x (15 + (120 - 7.5) / 0.51) iterations per run; 3 runs on
+    # 2 cores, then 30 s of analysis
+    per_run = 4.3 + 0.029 * (15 + 112.5 / 0.51)
+    assert f"~{3 * per_run / 2 + 30:.0f} s" in text
 
 
 # -- item 11: tvbo run's closing line ------------------------------------------------------------

@@ -8,7 +8,8 @@ tables, figures and comparisons are, with the command that builds the HTML repor
 
 The throughput model of the estimate (:func:`run_seconds`) is deliberately simple:
 
-    wall time of one run = STARTUP_SECONDS + iterations * SECONDS_PER_ITERATION
+    wall time of one run = STARTUP_SECONDS + JOB_OVERHEAD_SECONDS
+                           + iterations * SECONDS_PER_ITERATION
     iterations           = min(max_iterations, warmup + (H - warmup * c) / (c + compute))
 
 where c is the benchmark's evaluation cost (the config's override, else its cost table) and
@@ -20,8 +21,9 @@ speed.
 STARTUP_SECONDS and SECONDS_PER_ITERATION were measured on the project's 2-core machine (busy
 with other jobs) with ``tvbo run`` of GP-UCB on Eggholder, c = 0.5 s: 2.86 s wall for H = 10 s
 (20 iterations) and 9.12 s for H = 120 s (238 iterations); the line through both points gives
-2.3 s + 0.029 s per iteration. Algorithms that keep small datasets (W-DBO, BOLT) run faster,
-so the estimate errs on the long side. Runs are spread evenly over the cores.
+2.3 s + 0.029 s per iteration. JOB_OVERHEAD_SECONDS and ANALYSIS_SECONDS (added once) come from
+a small workflow run (their comments). Algorithms that keep small datasets (W-DBO, BOLT) run
+faster, so the estimate errs on the long side. Runs are spread evenly over the cores.
 """
 
 from __future__ import annotations
@@ -34,13 +36,20 @@ from typing import Any
 
 #: process start, imports, benchmark/oracle build and writing the run file (s, measured)
 STARTUP_SECONDS = 2.3
+#: Snakemake's own cost per run job (job start-up, the shared f* oracle tables amortised):
+#: a 2 benchmarks x 2 algorithms x 2 seeds, 20 s campaign simulated its 8 runs in 22 s on 2
+#: cores where STARTUP_SECONDS + SECONDS_PER_ITERATION alone predict 14 s
+JOB_OVERHEAD_SECONDS = 2.0
+#: the analysis jobs after the runs (merge, tables, figures, comparison, theory, fit health):
+#: 30 s for that campaign on 2 cores; they grow little with the number of runs
+ANALYSIS_SECONDS = 30.0
 #: wall time of one simulated iteration with tvbo's numerics (s, measured; see the docstring)
 SECONDS_PER_ITERATION = 0.029
 #: virtual compute per post-warm-up iteration charged by a counted profile (s)
 PROFILE_COMPUTE_SECONDS: dict[str, float] = {
     "reference-2core": 0.01,  # tvbo's own numerics: milliseconds at n <= 200
     # the papers' BoTorch laptop: R(n) grows from 0.3 s (n = 15) to 2.5 s (n = 128) over a
-    # 600 s run; 2 s on average. Check: the model gives 1.4 h for config/bolt_paper.yaml on 2
+    # 600 s run; 2 s on average. Check: the model gives 1.7 h for config/bolt_paper.yaml on 2
     # cores, benchmarks/throughput.py's measured extrapolation 1.1 h (README).
     "botorch-i9-laptop": 2.0,
 }
@@ -104,8 +113,9 @@ def iterations(config: Mapping[str, Any], benchmark: str, speed: float = 1.0) ->
 
 
 def run_seconds(config: Mapping[str, Any], benchmark: str, speed: float = 1.0) -> float:
-    """Estimated wall time of one run (s)."""
-    return STARTUP_SECONDS + iterations(config, benchmark, speed) * SECONDS_PER_ITERATION
+    """Estimated wall time of one run job in the workflow (s)."""
+    return (STARTUP_SECONDS + JOB_OVERHEAD_SECONDS
+            + iterations(config, benchmark, speed) * SECONDS_PER_ITERATION)
 
 
 def _duration(seconds: float) -> str:
@@ -129,14 +139,16 @@ def start_message(config: Mapping[str, Any], cores: int | None, root: str | Path
     longest = max((run_seconds(config, str(b), float(v)) for b in config["benchmarks"]
                    for v in config["speeds"]), default=0.0)
     eta = max(total / min(cores, max(len(pending), 1)), longest if pending else 0.0)
+    eta += ANALYSIS_SECONDS
     head = f"tvbo: campaign {config['campaign']}: {len(pending)} of {len(paths)} runs to do"
     if not pending:
         return head + " (all runs exist; only the analysis steps may run)"
     return (
         f"{head}; estimated wall time ~{_duration(eta)} on {cores} core(s)\n"
-        f"      (estimate: {STARTUP_SECONDS} s + {SECONDS_PER_ITERATION} s per simulated "
-        "iteration per run, iterations from horizon / (cost + profile compute); "
-        "measured on a 2-core machine, see tvbo/workflow_messages.py)"
+        f"      (estimate: {STARTUP_SECONDS + JOB_OVERHEAD_SECONDS:g} s + "
+        f"{SECONDS_PER_ITERATION} s per simulated iteration per run, iterations = horizon / "
+        f"(cost + profile compute), + {ANALYSIS_SECONDS:g} s of analysis; measured on a "
+        "2-core machine, see tvbo/workflow_messages.py)"
     )
 
 
