@@ -56,6 +56,20 @@ include: "workflow/rules/fit_health.smk"
 include: "workflow/rules/fit_health_targets.smk"
 
 
+# What the user sees at the start (runs to do, estimated wall time) and at the end (best
+# algorithm per benchmark on both metrics, where the tables/figures are, the report command):
+# tvbo/workflow_messages.py documents the throughput model of the estimate.
+from tvbo.workflow_messages import on_start, on_success
+
+
+onstart:
+    on_start(config, workflow)
+
+
+onsuccess:
+    on_success(config, workflow)
+
+
 rule all:
     input:
         final_outputs(),

@@ -263,7 +263,8 @@ def test_figures_with_several_speeds(speeds_campaign: xr.Dataset) -> None:
             assert len(ax.lines) == 2 * len(ALGORITHMS)
             assert {ln.get_linestyle() for ln in ax.lines} == {"-", "--"}
     fig = response_time_vs_dataset_size(campaign)
-    assert all(len(ax.lines) == 2 * len(ALGORITHMS) for ax in _visible_axes(fig))
+    # one line per (algorithm, speed) in every phase panel, plus the dashed evaluation cost c
+    assert all(len(ax.lines) == 2 * len(ALGORITHMS) + 1 for ax in _visible_axes(fig))
 
 
 def test_response_time_table_by_hand(campaign: xr.Dataset) -> None:

@@ -294,12 +294,14 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
     ds = xr.load_dataset(out)
     assert int(ds["seed"].item()) == 7 and float(ds["speed"].item()) == 2.5
     # progress: a log (not a terminal) gets one line per 10 % of the horizon plus a summary
+    # and, last, the run's final regrets (tvbo.cli._print_final_regrets)
     lines = stderr.splitlines()
-    assert 2 <= len(lines) <= 12
-    assert lines[-2] == f"{registry['benchmarks'][0]}/{registry['algorithms'][0]} seed 7: " + (
+    assert 3 <= len(lines) <= 13
+    assert lines[-3] == f"{registry['benchmarks'][0]}/{registry['algorithms'][0]} seed 7: " + (
         "t = 30.0 / 30 s, 24 queries"
     )
-    assert str(out) in lines[-1]
+    assert str(out) in lines[-2]
+    assert lines[-1].startswith("final: average regret ")
 
 
 def test_run_defaults_and_quiet(registry, fake_simulate, tmp_path, capsys) -> None:

@@ -109,7 +109,7 @@ BAD: list[tuple[dict[str, Any], list[str]]] = [
     ({"algorithm_options": {"magic": {}}}, ["unknown algorithm(s) 'magic'"]),
     ({"algorithm_options": {"x": {"preset": "blot"}}}, ["unknown algorithm preset(s) 'blot'"]),
     ({"algorithm_options": {"gp-ucb": {"variant": "faithful"}}},
-     ["algorithm_options 'gp-ucb'", "unknown variant 'faithful'", "paper, robust"]),
+     ["algorithm_options 'gp-ucb'", "unknown variant 'faithful'", "paper, paper-ml, robust"]),
     ({"compute": "polynomial"}, ["polynomial", "must be set exactly when"]),
     ({"polynomial": [0.1]}, ["polynomial", "must be set exactly when", "counted"]),
     ({"compute": "measured", "profile": "reference-2core"},

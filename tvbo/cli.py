@@ -302,6 +302,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if progress is not None:
         wall = time.monotonic() - started
         progress.close(f"wrote {written} ({wall:.1f} s wall)")
+    _print_final_regrets(ds, quiet=args.quiet)
     return 0
 
 
@@ -339,6 +340,15 @@ def _add_check_config(sub: argparse._SubParsersAction) -> None:
                    help="the config schema (default: workflow/schemas/config.schema.yaml of the "
                    "checkout tvbo is installed from, else of the working directory)")
     p.set_defaults(func=cmd_check_config)
+def _print_final_regrets(ds: Any, *, quiet: bool) -> None:
+    """One stderr line with the run's two headline metrics (nothing with --quiet), so a user
+    who runs one simulation by hand sees its outcome without opening the file."""
+    if quiet:
+        return
+    average = float(ds.attrs.get("average_regret", float("nan")))
+    integrated = float(ds.attrs.get("time_integrated_regret", float("nan")))
+    print(f"final: average regret {average:.6g}, time-integrated regret {integrated:.6g} "
+          f"({int(ds.attrs.get('n_iterations', 0))} queries)", file=sys.stderr)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

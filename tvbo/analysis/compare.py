@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -340,7 +341,9 @@ def caption(table: pd.DataFrame) -> str:
 
     paper = PAPERS[table.attrs.get("paper", "")] if table.attrs.get("paper") in PAPERS else None
     source = f"{paper.citation}, {paper.table}" if paper else "the paper"
-    text = (
+    caveat = table.attrs.get("settings_caveat") or ""
+    text = (caveat[0].upper() + caveat[1:] + ". ") if caveat else ""
+    text += (
         f"Average regret: {source} (mean ± s.e. over 10 runs, as printed) beside tvbo (mean ± "
         "s.e. over n seeds). Difference = tvbo − paper; ratio = tvbo / paper; '> 2 s.e.' flags a "
         "difference larger than twice the combined standard error sqrt(se_tvbo² + se_paper²)"
@@ -501,6 +504,20 @@ def normalised_regret_figure(
 
 
 # -- files ----------------------------------------------------------------------------------------
+def _settings_caveat(campaign: xr.Dataset, table: pd.DataFrame, paper: str) -> str:
+    """The one-line "settings differ: ..." warning (or ""), stored in ``table.attrs`` for the
+    captions and printed on stderr so the job's log and the terminal carry it too
+    (:mod:`tvbo.analysis.settings_caveat`)."""
+    from tvbo.analysis.settings_caveat import campaign_caveat
+
+    shared = [b for b in pd.unique(table["benchmark"]) if b != OVERALL_LABEL]
+    caveat = campaign_caveat(campaign, paper, shared)
+    table.attrs["settings_caveat"] = caveat
+    if caveat:
+        print(caveat, file=sys.stderr)
+    return caveat
+
+
 def _per_speed(table: pd.DataFrame, prefix: str) -> dict[str, pd.DataFrame]:
     """One normalised series per speed of a tvbo table (label mentions speed if several)."""
     if "speed" not in table.columns or table["speed"].nunique() <= 1:
@@ -559,11 +576,13 @@ def write_comparison(
         table.attrs["variant_notes"] = variant_notes(
             shown, names, recorded_algorithm_options(campaign), labels
         )
+        caveat = _settings_caveat(campaign, table, chosen)
         csv = outdir / COMPARISON_FILES[0]
         table.to_csv(csv, index=False)
         markdown = outdir / COMPARISON_FILES[1]
         markdown.write_text(
             f"### Paper vs tvbo: {PAPERS[chosen].citation}, {PAPERS[chosen].table}\n\n"
+            + (f"**{caveat}**\n\n" if caveat else "")
             + to_markdown(table, digits=digits),
             encoding="utf-8",
         )

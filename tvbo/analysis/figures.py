@@ -5,9 +5,21 @@ registered in a global figure manager, so batch jobs do not leak memory and no i
 backend is ever needed (PNG output goes through the Agg canvas). seaborn supplies the
 colour-blind-safe palette and the axes style.
 
-Layout: one panel per benchmark (wrapped after :data:`MAX_COLUMNS`), colour = algorithm,
-line style = speed when a campaign has several speeds. Curves are the mean over seeds with a
-± one standard error band (``std(ddof=1)/sqrt(n)`` over the seeds that have a value there).
+Layout: one panel per benchmark (wrapped after :data:`MAX_COLUMNS`). Each algorithm has its
+own colour (seaborn's colour-blind-safe palette), marker and -- when the campaign has one speed
+-- line style, so ten algorithms stay apart in print and for colour-blind readers; with several
+speeds the line style encodes the speed instead and the marker keeps the algorithm. Curves are
+the mean over seeds with a ± one standard error band (``std(ddof=1)/sqrt(n)`` over the seeds
+that have a value there). Panels of one benchmark share their x axis; all panels share it when
+the benchmarks cover the same time range. The y axis is per panel (scales differ between
+benchmarks) and logarithmic when the plotted means span at least :data:`LOG_DECADES` decades
+(:func:`choose_log_scale`).
+
+The compute figure (:func:`response_time_vs_dataset_size`) splits the response time
+R(n) = c + compute into the compute time of each phase of an iteration (``compute_<phase>``:
+fit, acquisition, update, clean, side) against the dataset size n, on log axes, with the
+evaluation cost c as a dashed line: R(n) itself is flat whenever c dominates (the quickstart's
+0.5 s evaluations), which hides the growth with n the papers are about.
 """
 
 from __future__ import annotations
@@ -25,12 +37,22 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from tvbo.analysis.metrics import running_time_average
-from tvbo.results.campaign import PRESENT_VARIABLE
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
+from tvbo.results.schema import COMPUTE_PREFIX, RUN_KEYS
 
 MAX_COLUMNS = 4
 PANEL_SIZE = (4.2, 3.0)  # inches per panel row
 LINESTYLES = ("-", "--", ":", "-.")
+#: one line style per algorithm (cycled) when the campaign has a single speed
+ALGORITHM_LINESTYLES: tuple = (
+    "-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (1, 2)),
+    (0, (5, 2, 1, 2, 1, 2, 1, 2)), (0, (3, 1, 3, 1, 1, 3)), (0, (2, 1)),
+)
+#: one marker per algorithm (cycled); drawn every :data:`MARK_EVERY` of the axes diagonal
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+MARK_EVERY = 0.12
+#: a panel's y axis is logarithmic when its plotted (positive) means span this many decades
+LOG_DECADES = 2.0
 TIME_LABEL = "virtual time [s]"
 FIGURE_FILES: dict[str, str] = {
     "regret_vs_time": "regret_vs_time.png",
@@ -63,6 +85,14 @@ def _mean_se(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, se
 
 
+def colour_palette(count: int) -> list[tuple[float, float, float]]:
+    """seaborn's colour-blind-safe palette with its yellow (9th colour, too faint as a thin
+    line on white) replaced by black; cycles beyond ten colours."""
+    palette = [tuple(c) for c in sns.color_palette("colorblind", 10)]
+    palette[8] = (0.0, 0.0, 0.0)
+    return [palette[i % len(palette)] for i in range(max(count, 1))]
+
+
 class CampaignStyle:
     """Colour per algorithm, line style per speed, and the shared legend handles.
 
@@ -77,18 +107,35 @@ class CampaignStyle:
         #: legend names: display name + variant (``W-DBO (robust)``), see campaign_labels
         self.names = campaign_labels(campaign)
         self.speeds = [float(s) for s in campaign["speed"].values]
-        palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
+        palette = colour_palette(len(self.algorithms))
         self.colours = dict(zip(self.algorithms, palette, strict=False))
         self.styles = {s: LINESTYLES[i % len(LINESTYLES)] for i, s in enumerate(self.speeds)}
+        count = len(self.algorithms)
+        self.markers = {a: MARKERS[i % len(MARKERS)] for i, a in enumerate(self.algorithms)}
+        self.algorithm_styles = {
+            a: ALGORITHM_LINESTYLES[i % len(ALGORITHM_LINESTYLES)]
+            for i, a in enumerate(self.algorithms)
+        }
+        # markers of different algorithms start at different places along the line
+        self.mark_every = {
+            a: (MARK_EVERY * i / max(count, 1), MARK_EVERY) for i, a in enumerate(self.algorithms)
+        }
 
     def label(self, algorithm: str, speed: float) -> str:
         name = self.names.get(algorithm, algorithm)
         return name if len(self.speeds) == 1 else f"{name}, speed ×{speed:g}"
 
+    def linestyle(self, algorithm: str, speed: float) -> str | tuple:
+        """The algorithm's own line style, or the speed's when the campaign has several."""
+        return self.algorithm_styles[algorithm] if len(self.speeds) == 1 else self.styles[speed]
+
     def kwargs(self, algorithm: str, speed: float) -> dict:
         return {
             "color": self.colours[algorithm],
-            "linestyle": self.styles[speed],
+            "linestyle": self.linestyle(algorithm, speed),
+            "marker": self.markers[algorithm],
+            "markevery": self.mark_every[algorithm],
+            "markersize": 4.5,
             "label": self.label(algorithm, speed),
         }
 
@@ -100,18 +147,26 @@ class CampaignStyle:
         fig.legend(handles=handles, loc="outside right upper", title="algorithm", frameon=False)
 
 
-def _panels(n_panels: int, rows_per_panel: int) -> tuple[Figure, list[list[Axes]]]:
-    """A constrained-layout figure; ``axes[p][r]`` is row ``r`` of panel ``p``."""
+def _panels(
+    n_panels: int, rows_per_panel: int, *, sharex: str = "none"
+) -> tuple[Figure, list[list[Axes]]]:
+    """A constrained-layout figure; ``axes[p][r]`` is row ``r`` of panel ``p``.
+
+    ``sharex``: ``"none"``, ``"panel"`` (the rows of one panel share x) or ``"all"``.
+    """
     ncols = min(max(n_panels, 1), MAX_COLUMNS)
     nblocks = math.ceil(max(n_panels, 1) / ncols)
     nrows = nblocks * rows_per_panel
     fig = Figure(figsize=(PANEL_SIZE[0] * ncols + 1.8, PANEL_SIZE[1] * nrows), layout="constrained")
     with sns.axes_style("whitegrid"):
-        grid = fig.subplots(nrows, ncols, squeeze=False)
+        grid = fig.subplots(nrows, ncols, squeeze=False, sharex=sharex == "all")
     axes = []
     for p in range(n_panels):
         block, col = divmod(p, ncols)
         axes.append([grid[block * rows_per_panel + r][col] for r in range(rows_per_panel)])
+        if sharex == "panel":
+            for ax in axes[-1][1:]:
+                ax.sharex(axes[-1][0])
     for p in range(n_panels, nblocks * ncols):
         block, col = divmod(p, ncols)
         for r in range(rows_per_panel):
@@ -156,28 +211,92 @@ def _time_curves(
     return out
 
 
-def _plot_band(ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict) -> None:
+def choose_log_scale(values: np.ndarray, decades: float = LOG_DECADES) -> bool:
+    """True when the positive finite ``values`` span at least ``decades`` decades.
+
+    The span is measured between the 2nd and the 98th percentile of the positive values, so
+    a single near-zero point (a query that hit the optimum) does not switch a panel to a log
+    axis; zeros and negatives are ignored (a log axis cannot show them; they are masked).
+    """
+    values = np.asarray(values, dtype=float).ravel()
+    positive = values[np.isfinite(values) & (values > 0)]
+    if positive.size < 2:
+        return False
+    low, high = np.percentile(positive, [2.0, 98.0])
+    return bool(low > 0 and math.log10(high / low) >= decades)
+
+
+def _apply_log_scale(ax: Axes, means: list[np.ndarray]) -> bool:
+    """Switch ``ax`` to a log y axis when its curves' means span decades; say if it did.
+
+    On a log axis a band whose lower edge reaches zero or below is drawn down to the bottom of
+    the axes (clipped, not hidden); the limits follow the means, not those clipped edges.
+    """
+    values = np.concatenate([np.ravel(m) for m in means]) if means else np.array([])
+    if not choose_log_scale(values):
+        return False
+    positive = values[np.isfinite(values) & (values > 0)]
+    ax.set_yscale("log", nonpositive="clip")
+    ax.set_ylim(positive.min() / 1.5, positive.max() * 1.5)
+    return True
+
+
+def _plot_band(
+    ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict, band_alpha: float = 0.2
+) -> np.ndarray:
+    """Mean line with its ± s.e. band; returns the mean (for the log-scale decision)."""
     mean, se = _mean_se(matrix)
+    if isinstance(style.get("markevery"), tuple) and len(x) > 0:
+        # about 1 / MARK_EVERY markers per line whatever its wiggles (a float markevery counts
+        # along the drawn path, which crowds markers on noisy curves)
+        start, step = style["markevery"]
+        every = max(int(round(len(x) * step)), 1)
+        style = {**style, "markevery": (int(round(len(x) * start)) % every, every)}
     ax.plot(x, mean, **style)
-    ax.fill_between(x, mean - se, mean + se, color=style["color"], alpha=0.2, linewidth=0)
+    ax.fill_between(x, mean - se, mean + se, color=style["color"], alpha=band_alpha,
+                    linewidth=0)
+    return mean
+
+
+def _same_time_range(campaign: xr.Dataset, variable: str, benchmarks: list) -> bool:
+    """Do all benchmarks have values on the same part of the time grid (same horizon)?"""
+    spans = set()
+    for benchmark in benchmarks:
+        values = campaign[variable].sel(benchmark=benchmark).transpose(..., "time").values
+        finite = np.isfinite(values).reshape(-1, values.shape[-1])
+        used = np.flatnonzero(finite.any(axis=0))
+        spans.add((int(used.min()), int(used.max())) if used.size else None)
+    return len(spans) == 1
 
 
 def _time_figure(
-    campaign: xr.Dataset, variable: str, ylabels: tuple[str, ...], log_y: bool = False
+    campaign: xr.Dataset,
+    variable: str,
+    ylabels: tuple[str, ...],
+    log_y: bool | None = False,
 ) -> Figure:
+    """Panels per benchmark; ``log_y=None`` decides each axis's scale from its data."""
     _check_campaign(campaign, (variable,))
     benchmarks = list(campaign["benchmark"].values)
     style = CampaignStyle(campaign)
-    fig, axes = _panels(len(benchmarks), len(ylabels))
+    full_grid = len(benchmarks) <= MAX_COLUMNS or len(benchmarks) % MAX_COLUMNS == 0
+    share = "all" if full_grid and _same_time_range(campaign, variable, benchmarks) else "panel"
+    fig, axes = _panels(len(benchmarks), len(ylabels), sharex=share)
     for panel, benchmark in zip(axes, benchmarks, strict=True):
         for row, (ax, ylabel) in enumerate(zip(panel, ylabels, strict=True)):
-            for algorithm, speed, matrix, time in _time_curves(
-                campaign, variable, benchmark, running=row == 1
-            ):
-                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed))
-            ax.set_ylabel(ylabel)
-            if log_y:
+            curves = _time_curves(campaign, variable, benchmark, running=row == 1)
+            # many overlapping bands turn into a grey wash: fainter bands for many curves
+            alpha = 0.2 if len(curves) <= 4 else 0.1
+            means = [
+                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed), alpha)
+                for algorithm, speed, matrix, time in curves
+            ]
+            if log_y is None:
+                if _apply_log_scale(ax, means):
+                    ylabel += " (log)"
+            elif log_y:
                 ax.set_yscale("log", nonpositive="mask")
+            ax.set_ylabel(ylabel)
         panel[0].set_title(str(benchmark))
         panel[-1].set_xlabel(TIME_LABEL)
     style.legend(fig)
@@ -188,12 +307,15 @@ def regret_vs_time(campaign: xr.Dataset) -> Figure:
     """Top row: regret of the configuration in force (``regret_held``) over virtual time.
 
     Bottom row: its running time average ``(1/(t - t0)) * integral_{t0}^{t} regret_held``,
-    whose value at the horizon is the time-integrated regret of the tables.
+    whose value at the horizon is the time-integrated regret of the tables. Each axis is
+    logarithmic when its means span :data:`LOG_DECADES` decades (:func:`choose_log_scale`;
+    the y label then ends in "(log)").
     """
     return _time_figure(
         campaign,
         "regret_held",
         ("regret of configuration in force", "running time-average of regret"),
+        log_y=None,
     )
 
 
@@ -221,21 +343,166 @@ def response_time_table(campaign: xr.Dataset) -> pd.DataFrame:
     return grouped["response_time"].agg(mean="mean", n="count").reset_index()
 
 
+#: the phases of an iteration in the order they are shown (others follow alphabetically)
+PHASE_ORDER: tuple[str, ...] = ("fit", "acquisition", "update", "clean", "side")
+TOTAL_PHASE = "total"
+
+
+def compute_phases(campaign: xr.Dataset) -> list[str]:
+    """The compute phases the campaign records (``compute_<phase>``), in :data:`PHASE_ORDER`."""
+    recorded = [
+        str(v)[len(COMPUTE_PREFIX):] for v in campaign.data_vars
+        if str(v).startswith(COMPUTE_PREFIX) and str(v) != COMPUTE_PREFIX + TOTAL_PHASE
+    ]
+    known = [p for p in PHASE_ORDER if p in recorded]
+    return known + sorted(p for p in recorded if p not in PHASE_ORDER)
+
+
+def compute_time_table(campaign: xr.Dataset) -> pd.DataFrame:
+    """Post-warm-up mean compute time per iteration by phase and dataset size.
+
+    Columns: benchmark, algorithm, speed, phase (``total`` and each of :func:`compute_phases`),
+    dataset_size, mean (virtual s per iteration, over every seed's iterations at that size; an
+    iteration that skipped a phase counts 0, so the mean is what the phase costs on average),
+    n (iterations averaged). ``dataset_size`` is the size after ingesting, as in
+    :func:`response_time_table`.
+    """
+    phases = compute_phases(campaign)
+    variables = (COMPUTE_PREFIX + TOTAL_PHASE, "dataset_size", "is_warmup")
+    _check_campaign(campaign, variables)
+    columns = [COMPUTE_PREFIX + TOTAL_PHASE, *(COMPUTE_PREFIX + p for p in phases)]
+    frame = campaign[[*columns, "dataset_size", "is_warmup"]].to_dataframe().reset_index()
+    if PRESENT_VARIABLE in campaign:
+        present = campaign[PRESENT_VARIABLE].to_dataframe().reset_index()
+        frame = frame.merge(present[present[PRESENT_VARIABLE] == 1][list(RUN_KEYS)],
+                            on=list(RUN_KEYS))
+    frame = frame[frame["is_warmup"] == 0].dropna(subset=["dataset_size", columns[0]])
+    long = frame.melt(
+        id_vars=["benchmark", "algorithm", "speed", "dataset_size"], value_vars=columns,
+        var_name="phase", value_name="compute",
+    )
+    long["phase"] = long["phase"].str.slice(len(COMPUTE_PREFIX))
+    long["compute"] = long["compute"].fillna(0.0)
+    grouped = long.groupby(["benchmark", "algorithm", "speed", "phase", "dataset_size"],
+                           sort=True)["compute"]
+    table = grouped.agg(mean="mean", n="count").reset_index()
+    order = {p: i for i, p in enumerate([TOTAL_PHASE, *phases])}
+    table = table.sort_values(
+        ["benchmark", "algorithm", "speed"], kind="stable"
+    ).sort_values("phase", key=lambda col: col.map(order), kind="stable")
+    return table.reset_index(drop=True)
+
+
+#: the compute figure averages dataset sizes within bins this many per decade (log-spaced)
+BINS_PER_DECADE = 8
+
+
+def log_binned(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`compute_time_table` averaged within log-spaced dataset-size bins.
+
+    Per-size means are noisy (a few iterations each) and crowd a log axis at large n; within a
+    bin (:data:`BINS_PER_DECADE` per decade) the mean is weighted by the iterations behind each
+    size, and ``dataset_size`` becomes the bin's iteration-weighted mean size.
+    """
+    frame = table[table["dataset_size"] > 0].copy()
+    frame["bin"] = np.floor(np.log10(frame["dataset_size"]) * BINS_PER_DECADE).astype(int)
+    frame["weighted_mean"] = frame["mean"] * frame["n"]
+    frame["weighted_size"] = frame["dataset_size"] * frame["n"]
+    keys = ["benchmark", "algorithm", "speed", "phase", "bin"]
+    grouped = frame.groupby(keys, sort=False)[["weighted_mean", "weighted_size", "n"]].sum()
+    grouped["mean"] = grouped["weighted_mean"] / grouped["n"]
+    grouped["dataset_size"] = grouped["weighted_size"] / grouped["n"]
+    out = grouped.reset_index()[["benchmark", "algorithm", "speed", "phase", "dataset_size",
+                                 "mean", "n"]]
+    return out.sort_values([*keys[:4], "dataset_size"], kind="stable").reset_index(drop=True)
+
+
+def evaluation_costs(campaign: xr.Dataset) -> dict[str, float]:
+    """Benchmark -> evaluation cost c (s) recorded by its runs (the largest if they differ)."""
+    costs: dict[str, float] = {}
+    variable = ATTRIBUTE_PREFIX + "cost"
+    for benchmark in campaign["benchmark"].values:
+        if variable in campaign.data_vars:
+            values = campaign[variable].sel(benchmark=benchmark).values.astype(float)
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                costs[str(benchmark)] = float(finite.max())
+        elif "cost" in campaign.attrs:
+            costs[str(benchmark)] = float(campaign.attrs["cost"])
+    return costs
+
+
+def dominance_note(table: pd.DataFrame, cost: float | None) -> str:
+    """One line: does the evaluation cost c or the compute dominate R(n) = c + compute?
+
+    Looks at the ``total`` rows of one benchmark of :func:`compute_time_table`: the smallest
+    dataset size at which some algorithm's mean compute per iteration exceeds c.
+    """
+    total = table[table["phase"] == TOTAL_PHASE]
+    if cost is None or not math.isfinite(cost) or total.empty:
+        return ""
+    above = total[total["mean"] > cost]
+    if above.empty:
+        return f"c = {cost:g} s dominates at every n (compute ≤ c)"
+    first = above.sort_values("dataset_size").iloc[0]
+    return f"compute > c = {cost:g} s from n = {int(first['dataset_size'])}"
+
+
 def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
-    """Mean post-warm-up response time per dataset size: the R(n) that drives BOLT's analysis."""
-    table = response_time_table(campaign)
-    benchmarks = list(campaign["benchmark"].values)
+    """What the response time R(n) = c + compute is made of, against the dataset size n.
+
+    One row per benchmark, one column per phase: ``total`` (the compute of the whole
+    iteration) and each recorded phase (:func:`compute_phases`), mean compute time per
+    post-warm-up iteration at each dataset size (:func:`compute_time_table`), log-log axes
+    shared by all panels so phases compare with each other and with the evaluation cost c
+    (dashed line). The total panel says from which n the compute exceeds c
+    (:func:`dominance_note`): below that, c dominates R(n), which is then flat in n.
+    """
+    table = compute_time_table(campaign)
+    binned = log_binned(table)
+    phases = [TOTAL_PHASE, *compute_phases(campaign)]
+    benchmarks = [str(b) for b in campaign["benchmark"].values]
+    costs = evaluation_costs(campaign)
     style = CampaignStyle(campaign)
-    fig, axes = _panels(len(benchmarks), 1)
-    for (ax,), benchmark in zip(axes, benchmarks, strict=True):
-        rows = table[table["benchmark"] == benchmark]
-        for (algorithm, speed), group in rows.groupby(["algorithm", "speed"], sort=True):
-            kwargs = style.kwargs(str(algorithm), float(speed))
-            ax.plot(group["dataset_size"], group["mean"], marker="o", markersize=3, **kwargs)
-        ax.set_title(str(benchmark))
-        ax.set_xlabel("dataset size n [observations]")
-        ax.set_ylabel("response time R(n) [virtual s]")
-    style.legend(fig)
+    fig = Figure(
+        figsize=(3.0 * len(phases) + 1.8, 2.6 * len(benchmarks) + 0.4), layout="constrained"
+    )
+    with sns.axes_style("whitegrid"):
+        grid = fig.subplots(len(benchmarks), len(phases), squeeze=False, sharex=True,
+                            sharey=True)
+    for row, benchmark in enumerate(benchmarks):
+        rows = binned[binned["benchmark"] == benchmark]
+        cost = costs.get(benchmark)
+        for col, phase in enumerate(phases):
+            ax = grid[row][col]
+            part = rows[(rows["phase"] == phase) & (rows["mean"] > 0)]
+            for (algorithm, speed), group in part.groupby(["algorithm", "speed"], sort=False):
+                kwargs = {**style.kwargs(str(algorithm), float(speed)),
+                          "markevery": None, "markersize": 3.5, "linewidth": 1.2}
+                ax.plot(group["dataset_size"], group["mean"], **kwargs)
+            if cost is not None:
+                ax.axhline(cost, color="black", linestyle="--", linewidth=1.0,
+                           label="evaluation cost c")
+            ax.set_xscale("log")
+            ax.set_yscale("log", nonpositive="mask")
+            if row == 0:
+                ax.set_title("compute per iteration" if phase == TOTAL_PHASE else phase)
+            if col == 0:
+                ax.set_ylabel(f"{benchmark}\n[virtual s / iteration]")
+            if row == len(benchmarks) - 1:
+                ax.set_xlabel("dataset size n")
+            if phase == TOTAL_PHASE:
+                note = dominance_note(table[table["benchmark"] == benchmark], cost)
+                if note:
+                    ax.text(0.03, 0.97, note, transform=ax.transAxes, ha="left", va="top",
+                            fontsize=7, bbox={"facecolor": "white", "alpha": 0.8,
+                                              "linewidth": 0})
+    handles = [Line2D([], [], **{**style.kwargs(a, s), "markevery": None})
+               for a in style.algorithms for s in style.speeds]
+    handles.append(Line2D([], [], color="black", linestyle="--", label="evaluation cost c"))
+    fig.legend(handles=handles, loc="outside right upper", title="algorithm", frameon=False)
+    fig.suptitle("R(n) = c + compute: compute time per phase vs dataset size (post-warm-up "
+                 f"means in {BINS_PER_DECADE} log bins per decade; log-log)", fontsize=10)
     return fig
 
 

@@ -4,6 +4,9 @@
 # of the subcategories Tables / Figures / Paper comparison.
 
 
+from tvbo.analysis.settings_caveat import config_caveat  # noqa: E402
+
+
 rule regret_tables:
     input:
         campaign=rules.merge_runs.output.campaign,
@@ -182,6 +185,8 @@ rule paper_comparison:
     params:
         aliases=paper_alias_options,
         labels=label_options,
+        # the report caption's "settings differ: ..." line (tvbo.analysis.settings_caveat)
+        settings_caveat=lambda wildcards: config_caveat(config, wildcards.paper),
     threads: 1
     resources:
         runtime=10,
