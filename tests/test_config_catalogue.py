@@ -148,14 +148,8 @@ def shipped_configs() -> list[Any]:
         if path.name == "reproduction.yaml":  # a spec of campaigns, not a workflow config
             for name, entry in data["campaigns"].items():
                 files = entry["config"] if isinstance(entry["config"], list) else [entry["config"]]
-                marks = ()
-                if name == "bolt_paper_icml":
-                    marks = pytest.mark.xfail(strict=True, reason=(
-                        "pre-existing: its overrides replace bolt_paper's algorithms but keep "
-                        "paper_aliases {w-dbo: w-dbo-reference}; the workflow rejected it before "
-                        "the shared validator too (the same paper_aliases check)"))
                 out.append(pytest.param(f"reproduction:{name}", [f"config/{f}" for f in files],
-                                        entry.get("overrides", {}), marks=marks,
+                                        entry.get("overrides", {}),
                                         id=f"reproduction:{name}"))
                 continue
         elif "campaign" not in data:  # an overlay: put after the config its header names

@@ -321,11 +321,16 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     sensitivity = spec.campaigns[spec.sensitivity[0].campaign].merged
     assert sensitivity["speeds"] == [0.7, 1.0, 1.3]
     assert sensitivity["profile"] == "botorch-i9-laptop"
-    # bolt_paper at three speeds, nothing else changed; and a valid workflow config
+    # bolt_paper's paper-table algorithms at three speeds, nothing else changed; and a valid
+    # workflow config
     bolt = yaml.safe_load((REPO / "config" / "bolt_paper.yaml").read_text())
-    assert {k: v for k, v in sensitivity.items() if k not in ("campaign", "speeds")} == {
-        k: v for k, v in bolt.items() if k not in ("campaign", "speeds")
+    rest = ("campaign", "speeds", "algorithms")
+    assert {k: v for k, v in sensitivity.items() if k not in rest} == {
+        k: v for k, v in bolt.items() if k not in rest
     }
+    compared = set(sensitivity["algorithms"])
+    assert compared <= set(bolt["algorithms"])
+    assert set(bolt["paper_aliases"].values()) <= compared and len(compared) == 7
     from tests.test_workflow import validate_config
 
     assert validate_config(dict(sensitivity))["speeds"] == [0.7, 1.0, 1.3]

@@ -164,6 +164,8 @@ ALGORITHMS: tuple[Entry, ...] = (
          BOLT_B),
         ("bolt-paper", f"{_ALG}.bolt",
          "BOLT on W-DBO's public code's surrogate (GPyTorch Adam fit, time over 600 s)", BOLT_B),
+        ("bolt-icml-paper", f"{_ALG}.bolt",
+         "BOLT-ICML ([A]'s n*) on W-DBO's public code's surrogate (GPyTorch Adam fit)", BOLT_A),
         ("boke", f"{_ALG}.boke", "kernel regression surrogate, IKR-UCB", BOKE),
         ("boke-plus", f"{_ALG}.boke", "BOKE+ (exploits with probability 1 - p)", BOKE),
         ("kr-ucb", f"{_ALG}.boke", "kernel regression, KR-UCB (Appendix A)", BOKE),

@@ -362,3 +362,13 @@ register_preset(
         "dataset": _METRONOME,
     },
 )
+# [A]'s BOLT (ICML: n* from the ICML objective) on the same faithful surrogate, for [A]'s table
+register_preset(
+    "bolt-icml-paper",
+    {
+        "surrogate": PAPER_SURROGATE,
+        "acquisition": {"kind": "ucb", "include_noise": True},
+        "removal": {"kind": "w2"},
+        "dataset": {"kind": "bolt-nstar", "version": "icml"},
+    },
+)

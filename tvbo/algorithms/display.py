@@ -106,7 +106,10 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "bolt-paper": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
                                 paper_fit=_PUBLIC_FIT),
     "bolt-icml": AlgorithmInfo(
-        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE
+        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE, paper_fit=_PUBLIC_FIT
+    ),
+    "bolt-icml-paper": AlgorithmInfo(
+        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE, paper_fit=_PUBLIC_FIT
     ),
     # the cold start is tvbo's fix for a fit trapped in the "all noise" optimum (sparq.py)
     "sparq-gp-ucb": AlgorithmInfo(
