@@ -128,7 +128,8 @@ def worker(job: dict) -> dict:
     cpu0 = time.process_time()
     t1 = time.perf_counter()
     ds = simulate(bench, algo, seed=job["seed"], compute=job["compute"], profile=job["profile"],
-                  warmup=job["warmup"], cost_table=job["cost_table"], threads=1)
+                  warmup=job["warmup"], cost_table=job["cost_table"], threads=1,
+                  oracle_table=job.get("oracle_table"))
     t2 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         write_run(ds, Path(tmp) / "run.nc")
@@ -205,6 +206,38 @@ def jobs_of(study: dict, benchmarks: list[str], algorithms: list[str], seed: int
                 "benchmark_options": options,
             })
     return jobs
+
+
+def build_tables(jobs: list[dict], folder: Path) -> dict[str, float]:
+    """Build each benchmark's shared f*(t) table once, as the workflow's ``oracle_table`` rule
+    does (``tvbo oracle``, one process per benchmark), and point the jobs at it. Returns the
+    wall seconds of each build (a campaign pays it once per benchmark, not per run)."""
+    from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
+
+    seconds: dict[str, float] = {}
+    for job in jobs:
+        name = job["benchmark"]
+        if name in NO_TABLE_NEEDED:
+            continue
+        out = folder / f"{name}.npz"
+        if name not in seconds:
+            options = dict(job["benchmark_options"])
+            args = ["tvbo", "oracle", "--benchmark", name, "--cost-table", job["cost_table"],
+                    "--out", str(out)]
+            if job["horizon"] is not None:
+                args += ["--horizon", repr(float(job["horizon"]))]
+            for key, flag in (("cost", "--cost"), ("noise_var", "--noise-var")):
+                if options.get(key) is not None:
+                    args += [flag, repr(float(options[key]))]
+            if options.get("options"):
+                args += ["--benchmark-options", json.dumps(options["options"], sort_keys=True)]
+            start = time.perf_counter()
+            proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO)
+            if proc.returncode != 0:
+                raise SystemExit(f"tvbo oracle {name} failed:\n{proc.stderr}")
+            seconds[name] = time.perf_counter() - start
+        job["oracle_table"] = str(out)
+    return seconds
 
 
 def makespan(durations: list[float], cores: int) -> float:
@@ -314,6 +347,9 @@ def main() -> None:
                         "rows if given, else from measuring the sample first)")
     parser.add_argument("--real", action="store_true",
                         help="also run Snakemake on the measured grid and compare")
+    parser.add_argument("--no-oracle-tables", dest="oracle_tables", action="store_false",
+                        help="let every run build its own f* grid (the workflow with "
+                        "oracle_tables: false); default: shared tables, built once per benchmark")
     parser.add_argument("--keep", action="store_true", help="keep results/throughput_probe")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -335,11 +371,17 @@ def main() -> None:
         print(f"study {args.config}: compute={study.get('compute', 'counted')} "
               f"profile={study.get('profile') or 'reference-2core'}; one process per run, "
               f"1 BLAS thread, runs measured one after another\n")
+        tables = tempfile.TemporaryDirectory()
+        if args.oracle_tables:
+            built = build_tables(jobs, Path(tables.name))
+            print("shared f* tables (tvbo oracle, once per benchmark, not part of a run): "
+                  + (", ".join(f"{b} {s:.1f} s" for b, s in built.items()) or "none needed"))
         print_header()
         rows = []
         for job in jobs:
             rows.append(measure(job))
             print_row(rows[-1])
+        tables.cleanup()
         if args.save:
             Path(args.save).write_text(json.dumps(rows, indent=1))
     summary(rows)
