@@ -1,9 +1,12 @@
 """Where a run's wall time goes, and what a campaign costs on N cores.
 
-For one seed of each benchmark of a study config (default ``config/bolt_paper.yaml``) and each
-algorithm (default W-DBO and BOLT), runs the study's run exactly as a workflow job would (a fresh
-``python`` process, the study's compute model, profile, cost table, horizon and warm-up, one BLAS
-thread), and splits the process's wall time into
+For the seeds (``--seeds``, default 0) of each benchmark of a study config (default
+``config/bolt_paper.yaml``) and each algorithm (default W-DBO and BOLT), runs the study's runs
+exactly as the workflow's jobs do: each benchmark's shared f*(t) table built once beforehand
+(``tvbo oracle``, as rule ``oracle_table``; ``--no-oracle-tables`` for the old per-run build),
+then one fresh ``python`` process per group of ``runs_per_job`` seeds (the study's key, or
+``--runs-per-job``; as ``tvbo run-many``), with the study's compute model, profile, cost table,
+horizon and warm-up and one BLAS thread. Each run's wall time is split into
 
 ``algorithm``  wall time inside the algorithm's own calls (``setup``, ``propose``, ``ingest``,
                ``side_queries``, ``ingest_side``): the only part the virtual clock is about;
@@ -13,8 +16,9 @@ thread), and splits the process's wall time into
                benchmark's oracle object has a ``_build`` method);
 ``engine``     the rest of ``tvbo.simulate``: SimPy, objective evaluations, the recorder, the
                run Dataset and its metrics;
-``startup``    interpreter start, imports and building the benchmark and algorithm objects
-               (everything before ``simulate``), plus interpreter exit;
+``startup``    interpreter start, imports and exit, shared equally by the runs of the process
+               (1/n each with n runs per job), plus building this run's benchmark and
+               algorithm objects;
 ``record``     writing the run file (``tvbo.results.io.write_run``, as ``tvbo run`` does).
 
 and prints, per run, the share of the wall time spent outside the algorithm's own compute. The
@@ -72,7 +76,7 @@ DATA_FILES = {
     "ozone-sensors": "ozone/ozone_*.nc",
 }
 ALGORITHM_CALLS = ("setup", "propose", "ingest", "side_queries", "ingest_side")
-ORACLE_CALLS = ("f_star", "refine_f_star", "argmax")
+ORACLE_CALLS = ("f_star", "refine_f_star", "refine_f_star_many", "argmax")
 PARTS = ("algorithm", "oracle", "engine", "startup", "record")
 
 
@@ -108,63 +112,76 @@ class Stopwatch:
         return timed
 
 
-def worker(job: dict) -> dict:
-    """Run ``job`` as ``tvbo run`` would, with stopwatches on the algorithm and the oracle."""
+def worker(job: dict) -> list[dict]:
+    """Run the seeds of ``job`` one after another in this process, as ``tvbo run-many`` does
+    (one seed: as ``tvbo run`` does), with stopwatches on the algorithm and the oracle."""
     from tvbo import algorithms, benchmarks, simulate  # what `tvbo run` imports, and make()
     from tvbo.results.io import write_run
 
-    options = dict(job["benchmark_options"])
-    bench = benchmarks.make(
-        job["benchmark"], horizon=job["horizon"], cost_table=job["cost_table"],
-        cost=options.pop("cost", None), noise_var=options.pop("noise_var", None),
-        **(options.get("options") or {}),
-    )
-    algo = algorithms.make(job["algorithm"], **(job.get("algorithm_options") or {}))
-    algo_watch, oracle_watch, build_watch = Stopwatch(), Stopwatch(), Stopwatch()
-    algo_watch.wrap(algo, ALGORITHM_CALLS)
-    oracle_watch.wrap(bench, ORACLE_CALLS)
-    oracle = getattr(bench, "oracle", None)  # the f* table (TimeGridOracle), if this design has one
-    build_watch.wrap(oracle, ("_build",))
-    cpu0 = time.process_time()
-    t1 = time.perf_counter()
-    ds = simulate(bench, algo, seed=job["seed"], compute=job["compute"], profile=job["profile"],
-                  warmup=job["warmup"], cost_table=job["cost_table"], threads=1)
-    t2 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        write_run(ds, Path(tmp) / "run.nc")
-    t3 = time.perf_counter()
-    ds = ds.squeeze()
-    return {
-        **{k: job[k] for k in ("benchmark", "algorithm", "seed")},
-        "horizon": float(ds.attrs["horizon"]),
-        "iterations": int(ds["n_iterations"]),
-        "final_size": int(ds["final_dataset_size"]),
-        "in_process": t3 - _T0,  # the parent adds interpreter start and exit
-        "imports_and_make": t1 - _T0,
-        "simulate": t2 - t1,
-        "algorithm_s": algo_watch.seconds,
-        "oracle_s": oracle_watch.seconds,
-        "oracle_calls": oracle_watch.calls,
-        "oracle_build_s": build_watch.seconds,  # part of oracle_s: the f* grid table's build
-        "record_s": t3 - t2,
-        "cpu": time.process_time() - cpu0,
-    }
+    rows = []
+    for seed in job["seeds"]:
+        options = dict(job["benchmark_options"])
+        t0 = time.perf_counter()
+        bench = benchmarks.make(
+            job["benchmark"], horizon=job["horizon"], cost_table=job["cost_table"],
+            cost=options.pop("cost", None), noise_var=options.pop("noise_var", None),
+            **(options.get("options") or {}),
+        )
+        algo = algorithms.make(job["algorithm"], **(job.get("algorithm_options") or {}))
+        algo_watch, oracle_watch, build_watch = Stopwatch(), Stopwatch(), Stopwatch()
+        algo_watch.wrap(algo, ALGORITHM_CALLS)
+        oracle_watch.wrap(bench, ORACLE_CALLS)
+        oracle = getattr(bench, "oracle", None)  # the f* table (TimeGridOracle), if any
+        build_watch.wrap(oracle, ("_build",))
+        cpu0 = time.process_time()
+        t1 = time.perf_counter()
+        ds = simulate(bench, algo, seed=seed, compute=job["compute"], profile=job["profile"],
+                      warmup=job["warmup"], cost_table=job["cost_table"], threads=1,
+                      oracle_table=job.get("oracle_table"))
+        t2 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            write_run(ds, Path(tmp) / "run.nc")
+        t3 = time.perf_counter()
+        ds = ds.squeeze()
+        rows.append({
+            **{k: job[k] for k in ("benchmark", "algorithm")},
+            "seed": seed,
+            "runs_in_process": len(job["seeds"]),
+            "horizon": float(ds.attrs["horizon"]),
+            "iterations": int(ds["n_iterations"]),
+            "final_size": int(ds["final_dataset_size"]),
+            "run_span": t3 - t0,  # making the objects, simulating and writing this run
+            "make_s": t1 - t0,
+            "simulate": t2 - t1,
+            "algorithm_s": algo_watch.seconds,
+            "oracle_s": oracle_watch.seconds,
+            "oracle_calls": oracle_watch.calls,
+            "oracle_build_s": build_watch.seconds,  # part of oracle_s: the f* grid's build
+            "record_s": t3 - t2,
+            "cpu": time.process_time() - cpu0,
+        })
+    return rows
 
 
-def measure(job: dict) -> dict:
-    """One run in a fresh interpreter, timed from outside (process wall) and inside (parts)."""
+def measure(job: dict) -> list[dict]:
+    """The seeds of ``job`` in one fresh interpreter, timed from outside (process wall) and
+    inside (parts). The process's start-up and exit (interpreter, imports, everything outside
+    the runs' own spans) is shared equally by its runs: with ``runs_per_job`` n, each run of a
+    workflow job pays 1/n of it."""
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(job)],
                           capture_output=True, text=True, cwd=REPO)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{job['benchmark']}/{job['algorithm']} failed:\n{proc.stderr}")
-    row = json.loads(proc.stdout.strip().splitlines()[-1])
-    row["wall"] = wall
-    row["startup_s"] = wall - (row["in_process"] - row["imports_and_make"])
-    row["engine_s"] = row["simulate"] - row["algorithm_s"] - row["oracle_s"]
-    row["outside_share"] = 1.0 - row["algorithm_s"] / wall
-    return row
+    rows = json.loads(proc.stdout.strip().splitlines()[-1])
+    shared = (wall - sum(r["run_span"] for r in rows)) / len(rows)
+    for row in rows:
+        row["wall"] = row["run_span"] + shared
+        row["startup_s"] = shared + row["make_s"]
+        row["engine_s"] = row["simulate"] - row["algorithm_s"] - row["oracle_s"]
+        row["outside_share"] = 1.0 - row["algorithm_s"] / row["wall"]
+    return rows
 
 
 # -- the study ------------------------------------------------------------------------------------
@@ -182,21 +199,23 @@ def _data_path(benchmark: str, data_dir: Path) -> str | None:
     return str(found[0])
 
 
-def jobs_of(study: dict, benchmarks: list[str], algorithms: list[str], seed: int,
-            data_dir: Path) -> list[dict]:
-    """The runs to measure, with the study's settings."""
+def jobs_of(study: dict, benchmarks: list[str], algorithms: list[str], seeds: list[int],
+            data_dir: Path, runs_per_job: int = 1) -> list[dict]:
+    """The processes to measure, with the study's settings: per (benchmark, algorithm), the
+    seeds in groups of ``runs_per_job`` (one process each, as the workflow's jobs)."""
     jobs = []
     for benchmark in benchmarks:
         options = dict(study.get("benchmark_options", {}).get(benchmark, {}))
         path = _data_path(benchmark, data_dir)
         if path is not None:
             options["options"] = {**options.get("options", {}), "path": path}
-        for algorithm in algorithms:
+        for algorithm, i in ((a, i) for a in algorithms
+                             for i in range(0, len(seeds), runs_per_job)):
             jobs.append({
                 "benchmark": benchmark,
                 "algorithm": algorithm,
                 "algorithm_options": study.get("algorithm_options", {}).get(algorithm, {}),
-                "seed": seed,
+                "seeds": list(seeds[i : i + runs_per_job]),
                 "compute": study.get("compute", "counted"),
                 "profile": study.get("profile"),
                 "horizon": study.get("horizon"),
@@ -205,6 +224,38 @@ def jobs_of(study: dict, benchmarks: list[str], algorithms: list[str], seed: int
                 "benchmark_options": options,
             })
     return jobs
+
+
+def build_tables(jobs: list[dict], folder: Path) -> dict[str, float]:
+    """Build each benchmark's shared f*(t) table once, as the workflow's ``oracle_table`` rule
+    does (``tvbo oracle``, one process per benchmark), and point the jobs at it. Returns the
+    wall seconds of each build (a campaign pays it once per benchmark, not per run)."""
+    from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
+
+    seconds: dict[str, float] = {}
+    for job in jobs:
+        name = job["benchmark"]
+        if name in NO_TABLE_NEEDED:
+            continue
+        out = folder / f"{name}.npz"
+        if name not in seconds:
+            options = dict(job["benchmark_options"])
+            args = ["tvbo", "oracle", "--benchmark", name, "--cost-table", job["cost_table"],
+                    "--out", str(out)]
+            if job["horizon"] is not None:
+                args += ["--horizon", repr(float(job["horizon"]))]
+            for key, flag in (("cost", "--cost"), ("noise_var", "--noise-var")):
+                if options.get(key) is not None:
+                    args += [flag, repr(float(options[key]))]
+            if options.get("options"):
+                args += ["--benchmark-options", json.dumps(options["options"], sort_keys=True)]
+            start = time.perf_counter()
+            proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO)
+            if proc.returncode != 0:
+                raise SystemExit(f"tvbo oracle {name} failed:\n{proc.stderr}")
+            seconds[name] = time.perf_counter() - start
+        job["oracle_table"] = str(out)
+    return seconds
 
 
 def makespan(durations: list[float], cores: int) -> float:
@@ -216,8 +267,12 @@ def makespan(durations: list[float], cores: int) -> float:
 
 
 def estimate(rows: list[dict], study: dict, cores: int, benchmarks: list[str] | None = None,
-             algorithms: list[str] | None = None, seeds: list | None = None) -> dict:
-    """Estimated wall time of a grid from the measured rows (see the module docstring)."""
+             algorithms: list[str] | None = None, seeds: list | None = None,
+             runs_per_job: int | None = None) -> dict:
+    """Estimated wall time of a grid from the measured rows (see the module docstring); the
+    scheduled jobs are the workflow's: the seeds of each (benchmark, algorithm, speed) in
+    groups of ``runs_per_job`` (default: the study's)."""
+    per_job = runs_per_job or int(study.get("runs_per_job", 1))
     benchmarks = benchmarks or study["benchmarks"]
     algorithms = algorithms or study["algorithms"]
     seeds = seeds or study["seeds"]
@@ -230,19 +285,21 @@ def estimate(rows: list[dict], study: dict, cores: int, benchmarks: list[str] | 
             if not same:
                 missing.append(b)
                 same = [r["wall"] for r in rows]
-            durations += [statistics.fmean(same)] * (len(seeds) * len(speeds))
-    return {"runs": len(durations), "cpu_hours": sum(durations) / 3600,
+            groups = [len(seeds[i : i + per_job]) for i in range(0, len(seeds), per_job)]
+            durations += [statistics.fmean(same) * n for n in groups] * len(speeds)
+    runs = len(benchmarks) * len(algorithms) * len(seeds) * len(speeds)
+    return {"runs": runs, "jobs": len(durations), "cpu_hours": sum(durations) / 3600,
             "wall_hours": makespan(durations, cores) / 3600, "cores": cores,
             "unmeasured_benchmarks": sorted(set(missing))}
 
 
-def real_campaign(study: dict, benchmarks: list[str], algorithms: list[str], seed: int,
+def real_campaign(study: dict, benchmarks: list[str], algorithms: list[str], seeds: list[int],
                   cores: int, keep: bool) -> float:
     """Run Snakemake on the small grid (runs + merge) and return its wall time in seconds."""
     import yaml
 
     config = {**study, "campaign": PROBE, "benchmarks": benchmarks, "algorithms": algorithms,
-              "seeds": [seed]}
+              "seeds": list(seeds)}
     out = REPO / "results" / PROBE
     if out.exists():
         shutil.rmtree(out)
@@ -304,7 +361,11 @@ def main() -> None:
                         help="study config (default config/bolt_paper.yaml)")
     parser.add_argument("--algorithms", nargs="+", default=["w-dbo", "bolt"])
     parser.add_argument("--benchmarks", nargs="+", default=None, help="default: the study's")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0],
+                        help="seeds measured per (benchmark, algorithm) (default 0)")
+    parser.add_argument("--runs-per-job", type=int, default=None, metavar="N",
+                        help="seeds per process, as the workflow's runs_per_job (default: the "
+                        "study's, else 1); the process start-up is shared by its runs")
     parser.add_argument("--cores", type=int, default=2, help="cores of the campaign estimate")
     parser.add_argument("--data-dir", default="data")
     parser.add_argument("--save", metavar="JSON", help="write the measured rows to a file")
@@ -314,6 +375,9 @@ def main() -> None:
                         "rows if given, else from measuring the sample first)")
     parser.add_argument("--real", action="store_true",
                         help="also run Snakemake on the measured grid and compare")
+    parser.add_argument("--no-oracle-tables", dest="oracle_tables", action="store_false",
+                        help="let every run build its own f* grid (the workflow with "
+                        "oracle_tables: false); default: shared tables, built once per benchmark")
     parser.add_argument("--keep", action="store_true", help="keep results/throughput_probe")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -331,23 +395,34 @@ def main() -> None:
             print_row(row)
     else:
         benchmarks = args.benchmarks or study["benchmarks"]
-        jobs = jobs_of(study, benchmarks, args.algorithms, args.seed, REPO / args.data_dir)
+        per_job = args.runs_per_job or int(study.get("runs_per_job", 1))
+        jobs = jobs_of(study, benchmarks, args.algorithms, args.seeds, REPO / args.data_dir,
+                       per_job)
         print(f"study {args.config}: compute={study.get('compute', 'counted')} "
-              f"profile={study.get('profile') or 'reference-2core'}; one process per run, "
-              f"1 BLAS thread, runs measured one after another\n")
+              f"profile={study.get('profile') or 'reference-2core'}; seeds {args.seeds}, "
+              f"{per_job} run(s) per process (runs_per_job), 1 BLAS thread, processes measured "
+              f"one after another\n")
+        tables = tempfile.TemporaryDirectory()
+        if args.oracle_tables:
+            built = build_tables(jobs, Path(tables.name))
+            print("shared f* tables (tvbo oracle, once per benchmark, not part of a run): "
+                  + (", ".join(f"{b} {s:.1f} s" for b, s in built.items()) or "none needed"))
         print_header()
         rows = []
         for job in jobs:
-            rows.append(measure(job))
-            print_row(rows[-1])
+            for row in measure(job):
+                rows.append(row)
+                print_row(row)
+        tables.cleanup()
         if args.save:
             Path(args.save).write_text(json.dumps(rows, indent=1))
     summary(rows)
-    est = estimate(rows, study, args.cores)
+    est = estimate(rows, study, args.cores, runs_per_job=args.runs_per_job)
     note = (f" (benchmarks never measured, priced at the overall mean: "
             f"{', '.join(est['unmeasured_benchmarks'])})" if est["unmeasured_benchmarks"] else "")
     measured = sorted({r["algorithm"] for r in rows})
-    print(f"\nestimated {args.config}: {est['runs']} runs, {est['cpu_hours']:.2f} CPU hours, "
+    print(f"\nestimated {args.config}: {est['runs']} runs in {est['jobs']} jobs, "
+          f"{est['cpu_hours']:.2f} CPU hours, "
           f"{est['wall_hours']:.2f} h wall on {args.cores} cores (LPT), every algorithm priced "
           f"like the measured {', '.join(measured)}{note}")
     if args.real and args.dry_estimate:
@@ -355,8 +430,9 @@ def main() -> None:
     if args.real:
         grid_b = sorted({r["benchmark"] for r in rows})
         grid_a = sorted({r["algorithm"] for r in rows})
-        small = estimate(rows, study, args.cores, grid_b, grid_a, [args.seed])
-        wall = real_campaign(study, grid_b, grid_a, args.seed, args.cores, args.keep)
+        small = estimate(rows, study, args.cores, grid_b, grid_a, args.seeds,
+                         args.runs_per_job)
+        wall = real_campaign(study, grid_b, grid_a, args.seeds, args.cores, args.keep)
         print(f"real: snakemake --cores {args.cores} on {small['runs']} runs (+ merge): "
               f"{wall:.1f} s wall; estimate from the per-run measurements: "
               f"{3600 * small['wall_hours']:.1f} s")

@@ -246,8 +246,8 @@ class Progress:
 
 
 # -- commands -------------------------------------------------------------------------------------
-def cmd_run(args: argparse.Namespace) -> int:
-    """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
+def _check_run_args(args: argparse.Namespace) -> None:
+    """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation (names, model)."""
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
         check_name("benchmark", args.benchmark, _all_names("benchmark"))
     # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
@@ -261,20 +261,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     # time-grid step, seed < 2**63): the same checks as `tvbo check-config` (tvbo.config_check)
     from tvbo.config_check import check_run_fields
 
+    seeds = list(getattr(args, "seeds", None) or [args.seed])  # run-many: --seeds
     check_run_fields(compute=args.compute, profile=args.profile, polynomial=args.polynomial,
                      horizon=args.horizon, time_grid_step=args.time_grid_step,
-                     speeds=[args.speed], seeds=[args.seed], style="cli")
+                     speeds=[args.speed], seeds=seeds, style="cli")
 
+
+def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
+    """One run of ``args`` with ``seed``, written atomically to ``out`` (what ``tvbo run`` does;
+    ``tvbo run-many`` calls it once per seed, so its files are those of separate calls)."""
     from tvbo import simulate
     from tvbo.results.io import write_run
 
-    label = f"{args.benchmark}/{args.algorithm} seed {args.seed}"
+    label = f"{args.benchmark}/{args.algorithm} seed {seed}"
     progress = None if args.quiet else Progress(label, sys.stderr)
     started = time.monotonic()
     ds = simulate(
         args.benchmark,
         args.algorithm,
-        seed=args.seed,
+        seed=seed,
         compute=args.compute,
         speed=args.speed,
         horizon=args.horizon,
@@ -296,13 +301,43 @@ def cmd_run(args: argparse.Namespace) -> int:
         oracle_table=args.oracle_table,  # shared f*(t) table (tvbo oracle); None: build it
         threads=args.threads,
     )
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     written = write_run(ds, out)
     if progress is not None:
         wall = time.monotonic() - started
         progress.close(f"wrote {written} ({wall:.1f} s wall)")
     _print_final_regrets(ds, quiet=args.quiet)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
+    _check_run_args(args)
+    _simulate_and_write(args, args.seed, Path(args.out))
+    return 0
+
+
+def cmd_run_many(args: argparse.Namespace) -> int:
+    """Simulate several seeds of one (benchmark, algorithm, speed) in this process.
+
+    Why: a run of a short-horizon study computes for about as long as the interpreter takes to
+    start and import numpy/scipy/xarray/simpy; one process per group of seeds pays that once.
+    Each seed is a separate :func:`tvbo.simulate` call with fresh benchmark and algorithm
+    objects (nothing is shared between runs but the interpreter), and each run file is written
+    atomically as soon as its run ends, byte for byte the file ``tvbo run`` writes for that seed
+    (tests/test_cli.py checks it). Every argument is checked before the first run starts.
+    """
+    _check_run_args(args)
+    if len(args.out) != len(args.seeds):
+        raise UsageError(
+            f"--out needs one file per seed: got {len(args.seeds)} seeds "
+            f"({' '.join(map(str, args.seeds))}) and {len(args.out)} files"
+        )
+    for flag, values in (("--seeds", args.seeds), ("--out", [str(Path(o)) for o in args.out])):
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            raise UsageError(f"{flag} repeats {', '.join(repeated)}; give each once")
+    for seed, out in zip(args.seeds, args.out, strict=True):
+        _simulate_and_write(args, seed, Path(out))
     return 0
 
 
@@ -701,9 +736,30 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         description="Simulate one (benchmark, algorithm, seed, speed) run on the virtual clock "
         "and write it atomically as netCDF. Names: see 'tvbo list'.",
     )
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output run file (.nc)")
+    _run_options(p)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser(
+        "run-many",
+        help="simulate several seeds of one configuration in one process (one file per seed)",
+        description="Simulate the runs of several seeds of one (benchmark, algorithm, speed) one "
+        "after another in this process and write each run file atomically as soon as its run "
+        "ends: the same files as one 'tvbo run' per seed, without paying the interpreter's "
+        "start-up per run. The workflow groups its seeds with the config key runs_per_job.",
+    )
+    p.add_argument("--seeds", required=True, nargs="+", type=nonnegative_int, metavar="SEED",
+                   help="random seeds, one run each, in this order")
+    p.add_argument("--out", required=True, nargs="+", metavar="FILE",
+                   help="output run files (.nc), one per seed, in the order of --seeds")
+    _run_options(p)
+    p.set_defaults(func=cmd_run_many)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """The options ``tvbo run`` and ``tvbo run-many`` share (everything but seed and file)."""
     p.add_argument("--benchmark", required=True, metavar="NAME", help="benchmark name")
     p.add_argument("--algorithm", required=True, metavar="NAME", help="algorithm name")
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--compute",
         default="counted",
@@ -720,7 +776,6 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="virtual time horizon H (> 0; default: the benchmark's)",
     )
-    p.add_argument("--out", required=True, metavar="FILE", help="output run file (.nc)")
     p.add_argument(
         "--warmup", type=nonnegative_int, default=15, help="random warm-up queries (default 15)"
     )
@@ -790,7 +845,6 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         help="f*(t) table written by 'tvbo oracle' for this benchmark configuration (default: "
         "the run builds its own; a table for another configuration is an error)",
     )
-    p.set_defaults(func=cmd_run)
 
 
 def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:

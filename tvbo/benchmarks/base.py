@@ -167,6 +167,13 @@ class Benchmark(ABC):
         x, _ = self._inputs(x, t)
         return self.oracle.refine(t, x.reshape(self.d))
 
+    def refine_f_star_many(self, t: Any, x: Any) -> np.ndarray:
+        """:meth:`refine_f_star` at every ``(t[i], x[i])`` at once (the engine's deferred f* at
+        a run's query times; see :meth:`TimeGridOracle.refine_many`)."""
+        t = np.asarray(self._check_times(np.asarray(t, float).reshape(-1)), float)
+        x, _ = self._inputs(np.asarray(x, float).reshape(len(t), self.d), t)
+        return self.oracle.refine_many(t, x)
+
     # hooks the oracle uses (see tvbo.benchmarks.oracle.OracleProblem)
     def exact_argmax(self, t: float) -> np.ndarray | None:
         """The exact argmax at ``t`` when the benchmark's structure gives it, else None."""
@@ -261,6 +268,65 @@ class Benchmark(ABC):
             X[rest[better]], F[rest[better]] = Xr[better], Fr[better]
         i = int(np.argmax(F))
         return X[i].copy(), float(F[i])
+
+    def oracle_refine_many(
+        self, ts: np.ndarray, warms: list[np.ndarray], X: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`oracle_refine` for many queries at once: ``(argmax (n, d), f* (n,))`` at the
+        times ``ts`` from the starts ``warms[i]`` (+ candidates) + ``X[i]``, all rows of all
+        queries in one :func:`~tvbo.benchmarks.oracle.newton_polish` (each row evaluated at its
+        own query's time: ``_evaluate`` broadcasts ``t`` over the batch); rows it does not
+        converge go to L-BFGS-B per query, as in :meth:`oracle_refine`. None without an
+        analytic gradient."""
+        ts = np.asarray(ts, float).reshape(-1)
+        X = np.reshape(np.asarray(X, float), (len(ts), self.d))
+        if not len(ts) or self._gradient(X[:1], np.float64(ts[0])) is None:
+            return None
+        starts, owner = [], []
+        for q, t in enumerate(ts):
+            rows = [np.reshape(warms[q], (-1, self.d))]
+            if self.oracle_candidates_always:
+                rows.append(self.candidate_starts(float(t)))
+            rows.append(X[q : q + 1])
+            block = np.vstack(rows)
+            starts.append(block)
+            owner.append(np.full(len(block), q))
+        S = np.vstack(starts)
+        owner_all = np.concatenate(owner)
+        bounds = np.cumsum([0] + [len(b) for b in starts])  # query q owns rows bounds[q]:[q+1]
+        T = ts[owner_all]
+
+        def fun(Z: np.ndarray, r: np.ndarray) -> np.ndarray:
+            return self._evaluate(Z, T[r])
+
+        def grad(Z: np.ndarray, r: np.ndarray) -> np.ndarray:
+            return self._gradient(Z, T[r])
+
+        Xs, F, converged = newton_polish(fun, grad, S, rows=True)
+        for q in np.unique(owner_all[~converged]):
+            rest = bounds[q] + np.flatnonzero(~converged[bounds[q] : bounds[q + 1]])
+            qfun, qgrad = self._batch_exact(float(ts[q]))
+            Xr, Fr = polish(qfun, qgrad, Xs[rest], refine_best=False)
+            better = Fr > F[rest]
+            Xs[rest[better]], F[rest[better]] = Xr[better], Fr[better]
+        best_x = np.empty((len(ts), self.d))
+        best_f = np.empty(len(ts))
+        for q in range(len(ts)):
+            i = bounds[q] + int(np.argmax(F[bounds[q] : bounds[q + 1]]))
+            best_x[q], best_f[q] = Xs[i], F[i]
+        return best_x, best_f
+
+    def _batch_exact(self, t: float) -> tuple[Any, Any]:
+        """``(fun, grad)`` at time ``t`` on the analytic gradient (as :meth:`oracle_refine`)."""
+        tt = np.float64(t)
+
+        def fun(Z: np.ndarray) -> np.ndarray:
+            return self._evaluate(Z, tt)
+
+        def grad(Z: np.ndarray) -> np.ndarray:
+            return self._gradient(Z, tt)
+
+        return fun, grad
 
     # -- metadata ---------------------------------------------------------------------------
     def domain(self) -> dict[str, Any]:

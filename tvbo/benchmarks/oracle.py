@@ -154,7 +154,8 @@ def _fd_hessian(grad: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: floa
 
 
 def newton_polish(
-    fun: BatchFun, grad: Callable[[np.ndarray], np.ndarray], X0: np.ndarray
+    fun: BatchFun, grad: Callable[[np.ndarray], np.ndarray], X0: np.ndarray,
+    *, rows: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Locally maximise ``fun`` on [0, 1]^d from every row of ``X0`` at once (no Python loop
     per start): projected, saddle-free Newton steps on an analytic gradient.
@@ -171,11 +172,25 @@ def newton_polish(
 
     Returns ``(X, F, converged)``; rows never get worse than their start. Non-converged rows
     (iteration cap) are the caller's to hand to :func:`polish`.
+
+    With ``rows=True``, ``fun(X, r)`` and ``grad(X, r)`` also receive the indices ``r`` (into
+    ``X0``) of the rows they are asked about, so each row may be its own problem (its own time:
+    :meth:`TimeGridOracle.refine_many` polishes the queries of a whole run at once). Every step
+    is row-wise, so a row's path does not depend on the other rows.
     """
+    if not rows:
+        fun_plain, grad_plain = fun, grad
+
+        def fun(X: np.ndarray, r: np.ndarray) -> np.ndarray:
+            return fun_plain(X)
+
+        def grad(X: np.ndarray, r: np.ndarray) -> np.ndarray:
+            return grad_plain(X)
+
     cfg = NEWTON_SETTINGS
     X = np.clip(np.atleast_2d(np.asarray(X0, float)), 0.0, 1.0).copy()
     k, d = X.shape
-    F = np.asarray(fun(X), float).copy()
+    F = np.asarray(fun(X, np.arange(k)), float).copy()
     done = np.zeros(k, bool)
     converged = np.zeros(k, bool)
     for _ in range(int(cfg["max_iter"])):
@@ -183,9 +198,10 @@ def newton_polish(
         if not len(act):
             break
         x, f = X[act], F[act]
-        g = np.asarray(grad(x), float)
+        g = np.asarray(grad(x, act), float)
         free = ~(((x <= 0.0) & (g < 0)) | ((x >= 1.0) & (g > 0)))
-        H = _fd_hessian(grad, x, cfg["fd_step"])
+        hess_rows = np.repeat(act, 2 * d)  # _fd_hessian asks 2d points per row, row by row
+        H = _fd_hessian(lambda Z, r=hess_rows: grad(Z, r), x, cfg["fd_step"])
         bad = ~(np.isfinite(g).all(axis=1) & np.isfinite(H).all(axis=(1, 2)))
         if bad.any():  # a cusp or an undefined gradient: leave the row to L-BFGS-B
             done[act[bad]] = True
@@ -218,7 +234,7 @@ def newton_polish(
             if not len(idx):
                 break
             trial = np.clip(x[idx] + alpha[idx, None] * step[idx], 0.0, 1.0)
-            ft = np.asarray(fun(trial), float)
+            ft = np.asarray(fun(trial, act[idx]), float)
             ok = ft >= f[idx] + cfg["armijo"] * np.einsum("ki,ki->k", g[idx], trial - x[idx])
             ok &= ft >= f[idx]
             acc = idx[ok]
@@ -478,6 +494,55 @@ class TimeGridOracle:
             self._store(t, new_x, new_f)
             return float(new_f)
         return float(cur_f)
+
+    def refine_many(self, ts: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """:meth:`refine` at every ``(ts[i], X[i])`` (a run's queries), the fast refinements of
+        all queries in one batched Newton polish.
+
+        Why: f* at a query time never influences a run (algorithms never see it), so the engine
+        asks for all of them after the run; one vectorised polish of every query's starts (the
+        same starts as :meth:`refine`: neighbouring grid argmaxes, candidates, the query) costs
+        a few numpy calls per Newton iteration instead of a few per query. Each row's Newton path
+        is row-wise, hence what :meth:`refine` would compute up to float round-off in batched
+        evaluations; rows Newton does not converge are polished per query, as :meth:`refine`
+        does. Queries outside the fast path (grid times, repeated times, exact problems, no
+        analytic gradient) go through :meth:`refine` in query order afterwards. The regression
+        test checks the result against the baseline to :data:`REFINE_RTOL`.
+        """
+        ts = np.asarray(ts, float).reshape(-1)
+        X = np.clip(np.asarray(X, float).reshape(len(ts), self.problem.d), 0.0, 1.0)
+        if self._F is None:
+            self._build()
+        out = np.full(len(ts), np.nan)
+        batch: list[int] = []
+        if (self.fast_refine and not self.problem.oracle_exact
+                and hasattr(self.problem, "oracle_refine_many")):
+            seen: set[float] = set()
+            for i, t in enumerate(ts):
+                t = float(t)
+                if t not in self._off and t not in seen and self._grid_index(t) is None:
+                    batch.append(i)
+                    seen.add(t)
+        if batch:
+            warms = []
+            for i in batch:
+                hi = int(np.clip(np.searchsorted(self.times, ts[i]), 1, len(self.times) - 1))
+                warm = self._X[[hi - 1, hi]]
+                if np.max(np.abs(warm[0] - warm[1])) <= 1e-9:
+                    warm = warm[:1]  # the same peak at both ends: one start is enough
+                warms.append(warm)
+            found = self.problem.oracle_refine_many(ts[batch], warms, X[batch])
+            if found is None:
+                batch = []
+            else:
+                for j, i in enumerate(batch):
+                    self._off[float(ts[i])] = (np.array(found[0][j], float), float(found[1][j]))
+                    out[i] = float(found[1][j])
+        done = set(batch)
+        for i, t in enumerate(ts):
+            if i not in done:
+                out[i] = self.refine(float(t), X[i])
+        return out
 
     def _store(self, t: float, x: np.ndarray, f: float) -> None:
         k = self._grid_index(t)

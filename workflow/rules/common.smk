@@ -83,6 +83,26 @@ def run_files(wildcards):
     )
 
 
+def seed_groups():
+    """The seeds of every (benchmark, algorithm, speed), in config order, in groups of
+    runs_per_job: one simulation job per group (simulate.smk)."""
+    seeds = [int(s) for s in config["seeds"]]
+    size = int(config["runs_per_job"])
+    return [seeds[i : i + size] for i in range(0, len(seeds), size)]
+
+
+def group_run_files(seeds):
+    """The run files of one group of seeds, with the other wildcards left to Snakemake."""
+    return [RUN_PATTERN.replace("{seed}", str(seed)) for seed in seeds]
+
+
+def group_label(seeds):
+    """A group's name in its log and benchmark file names: 'seeds0-4' or 'seeds0,2,7'."""
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seeds{seeds[0]}"
+    return "seeds" + ",".join(map(str, seeds))
+
+
 def benchmark_configuration_args(benchmark):
     """The `tvbo run` / `tvbo oracle` flags that configure the benchmark itself (cost table,
     horizon, cost, noise, extra options): one list for both, so a run's configuration and its
