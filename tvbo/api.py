@@ -22,6 +22,7 @@ from tvbo.benchmarks import make as make_benchmark
 from tvbo.results.schema import RUN_KEYS
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.parallel import parallel_label
 
 
 def _versions() -> dict[str, str]:
@@ -57,6 +58,10 @@ def simulate(
     max_iterations: int | None = None,
     expert_cost: float | None = None,
     expert_noise_var: float | None = None,
+    evaluators: int = 1,
+    overlap: bool = False,
+    pending: str = "hallucinate",
+    recommendation: str | None = None,
     progress: Callable[[float, float, int], None] | None = None,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
@@ -67,7 +72,12 @@ def simulate(
     part of R(n)); ``speed`` divides every compute time (what-if studies). ``horizon``, ``cost``
     and ``noise_var`` override the benchmark's table (``cost_table``: metronome | icml).
     ``expert_cost`` / ``expert_noise_var`` set the expert that answers side queries (SparQ-GP-UCB;
-    default: the benchmark's cost and noise). Bad input raises ``ValueError`` naming the problem.
+    default: the benchmark's cost and noise). ``evaluators`` (k asynchronous evaluators),
+    ``overlap`` (compute the next query while evaluations run), ``pending`` (strategy for queries
+    still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
+    the recommendation current at each instant) are those of :mod:`tvbo.sim.parallel`; with
+    k > 1 or overlap the run's ``algorithm`` key is labelled ``<name>@k<k>[+overlap]``
+    (:func:`tvbo.sim.parallel.parallel_label`). Bad input raises ``ValueError`` naming the problem.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -80,7 +90,9 @@ def simulate(
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(warmup=int(warmup), time_grid_step=float(time_grid_step), stamp=stamp,
                             lookahead=bool(lookahead), max_iterations=max_iterations,
-                            expert_cost=expert_cost, expert_noise_var=expert_noise_var)
+                            expert_cost=expert_cost, expert_noise_var=expert_noise_var,
+                            evaluators=evaluators, overlap=overlap, pending=pending,
+                            recommendation=recommendation)
     if isinstance(benchmark, str):
         try:
             bench = make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
@@ -104,6 +116,11 @@ def simulate(
     tir = time_integrated_regret(grid, ds["regret_held"].values, engine.horizon)
     ds["average_regret"] = ((), avg, {"long_name": "mean query regret after warm-up"})
     ds["time_integrated_regret"] = ((), tir, {"long_name": "(1/H) * integral of held regret"})
+    if "regret_current" in ds:
+        tir_current = time_integrated_regret(grid, ds["regret_current"].values, engine.horizon)
+        ds["time_integrated_regret_current"] = (
+            (), tir_current,
+            {"long_name": "(1/H) * integral of the regret of the current recommendation"})
     ds["n_iterations"] = ((), len(recorder))
     ds["final_dataset_size"] = ((), recorder.dataset_size[-1] if len(recorder) else 0)
 
@@ -134,7 +151,8 @@ def simulate(
         # the GP's escalation count, as the algorithm reported it in its last recorded state
         jitter_events=int(recorder.state[-1].get("jitter_events", 0)) if len(recorder) else 0,
     )
-    keys = {"benchmark": [bench.name], "algorithm": [algo.name], "seed": [int(seed)],
+    label = parallel_label(algo.name, options.evaluators, options.overlap)
+    keys = {"benchmark": [bench.name], "algorithm": [label], "seed": [int(seed)],
             "speed": [float(model.speed)]}
     assert tuple(keys) == RUN_KEYS
     return ds.expand_dims(keys)

@@ -230,6 +230,33 @@ class Progress:
 
 
 # -- commands -------------------------------------------------------------------------------------
+def _check_parallel_args(args: argparse.Namespace) -> None:
+    """--evaluators/--overlap/--pending: bad values and algorithms that cannot run in parallel
+    are refused before any work (tvbo.sim.parallel.check_parallel names the reason)."""
+    from tvbo.acquisition.pending import make_pending
+    from tvbo.sim.engine import MAX_EVALUATORS
+
+    if args.evaluators > MAX_EVALUATORS:
+        raise UsageError(f"--evaluators must be an integer in [1, {MAX_EVALUATORS}], "
+                         f"got {args.evaluators}")
+    try:
+        make_pending(args.pending)
+    except ValueError as err:
+        raise UsageError(f"--pending: {err}") from None
+    if args.evaluators > 1 or args.overlap:
+        from tvbo.algorithms import make as make_algorithm
+        from tvbo.sim.engine import EngineOptions
+        from tvbo.sim.parallel import check_parallel
+
+        options = EngineOptions(evaluators=args.evaluators, overlap=args.overlap,
+                                pending=args.pending)
+        try:
+            check_parallel(make_algorithm(args.algorithm, **(args.algorithm_options or {})),
+                           options)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
     check_name("benchmark", args.benchmark, benchmark_names())
@@ -245,6 +272,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--time-grid-step {args.time_grid_step:g} exceeds --horizon {args.horizon:g}"
         )
+    _check_parallel_args(args)
 
     from tvbo import simulate
     from tvbo.results.io import write_run
@@ -273,6 +301,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_iterations=args.max_iterations,
         expert_cost=args.expert_cost,
         expert_noise_var=args.expert_noise_var,
+        evaluators=args.evaluators,
+        overlap=args.overlap,
+        pending=args.pending,
+        recommendation=args.recommendation,
         progress=progress,
     )
     out = Path(args.out)
@@ -569,6 +601,24 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--expert-noise-var", type=nonnegative_float, metavar="VAR",
         help="noise variance of the expert's answers (default: the benchmark's)",
+    )
+    # k asynchronous evaluators and overlap (tvbo.sim.parallel); validated by EngineOptions
+    p.add_argument(
+        "--evaluators", type=positive_int, default=1, metavar="K",
+        help="asynchronous evaluators (integer, 1 to 64; default 1 = sequential)",
+    )
+    p.add_argument(
+        "--overlap", action="store_true",
+        help="compute the next query while evaluations run (not for abo, sparq-gp-ucb)",
+    )
+    p.add_argument(
+        "--pending", default="hallucinate", metavar="NAME",
+        help="pending-query strategy with k > 1 or overlap: hallucinate (default), "
+        "kriging-believer, constant-liar-min|mean|max, none",
+    )
+    p.add_argument(
+        "--recommendation", choices=("latest", "posterior-mean"), default=None,
+        help="record the regret of this recommendation at each instant (regret_current)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)
