@@ -84,9 +84,9 @@ def check_parallel(algorithm: Algorithm, options) -> None:
         )
 
 
-@dataclass
+@dataclass(eq=False)
 class _Query:
-    """One query's life: proposal, evaluation, arrival."""
+    """One query's life: proposal, evaluation, arrival (compared by identity)."""
 
     x: np.ndarray
     warm: bool

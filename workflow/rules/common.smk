@@ -138,6 +138,59 @@ def _check_noise_protocols(cfg):
 _check_noise_protocols(config)
 
 
+def _check_parallel(cfg):
+    """evaluators / overlap / pending: a known strategy, and every algorithm of the grid able to
+    run with k > 1 or overlap (abo, sparq-gp-ucb cannot; model-free ones need pending: none);
+    checked at parse time, before any job (tvbo.sim.parallel.check_parallel names the reason)."""
+    from tvbo.acquisition.pending import make_pending
+
+    try:
+        make_pending(cfg["pending"])
+    except ValueError as err:
+        raise ValueError(f"config: pending: {err}") from None
+    settings = [(k, o) for k in cfg["evaluators"] for o in cfg["overlap"] if k > 1 or o]
+    if not settings:
+        return
+    from tvbo.algorithms import make
+    from tvbo.sim.engine import EngineOptions
+    from tvbo.sim.parallel import check_parallel
+
+    for name in cfg["algorithms"]:
+        options = dict(cfg["algorithm_options"].get(name, {}))
+        algorithm = make(name, **options)
+        for k, overlap in settings:
+            try:
+                check_parallel(algorithm, EngineOptions(evaluators=k, overlap=overlap,
+                                                        pending=cfg["pending"]))
+            except ValueError as err:
+                raise ValueError(f"config: {err}") from None
+
+
+_check_parallel(config)
+
+
+def parallel_suffix(evaluators, overlap):
+    """The run file's suffix: '' for the sequential loop (today's names), else '_k<k>' plus 'o'
+    with overlap (e.g. seed0_speed1.0_k4o.nc)."""
+    if int(evaluators) == 1 and not overlap:
+        return ""
+    return f"_k{int(evaluators)}" + ("o" if overlap else "")
+
+
+PARALLEL = [parallel_suffix(k, o) for k in config["evaluators"] for o in config["overlap"]]
+
+
+def parallel_options(wildcards):
+    """`tvbo run` options of a run file's parallel suffix ('' -> none: today's command)."""
+    match = re.fullmatch(r"_k(\d+)(o?)", wildcards.par)
+    if match is None:
+        return ""
+    args = ["--evaluators", match.group(1), "--pending", config["pending"]]
+    if match.group(2):
+        args.append("--overlap")
+    return shlex.join(args)
+
+
 def speed_label(speed):
     """The speed as it appears in file names and on the tvbo command line ('1.0', '0.5', '10.0')."""
     return repr(float(speed))
@@ -162,13 +215,15 @@ wildcard_constraints:
     algorithm=_alternatives(config["algorithms"]),
     seed=r"\d+",
     speed=_alternatives(SPEEDS),
+    par=_alternatives(PARALLEL),
 
 
-RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc"
+RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc"
 
 
 def run_files(wildcards):
-    """Every run file of the campaign: one per (benchmark, algorithm, seed, speed)."""
+    """Every run file of the campaign: one per (benchmark, algorithm, seed, speed, evaluators,
+    overlap); the sequential setting keeps today's names."""
     return expand(
         RUN_PATTERN,
         campaign=wildcards.campaign,
@@ -176,6 +231,7 @@ def run_files(wildcards):
         algorithm=config["algorithms"],
         seed=config["seeds"],
         speed=SPEEDS,
+        par=PARALLEL,
     )
 
 
@@ -202,6 +258,8 @@ def simulate_options(wildcards):
         args += ["--expert-cost", repr(float(config["expert_cost"]))]
     if config["expert_noise_var"] is not None:
         args += ["--expert-noise-var", repr(float(config["expert_noise_var"]))]
+    if config["recommendation"] is not None:
+        args += ["--recommendation", config["recommendation"]]
     overrides = config["benchmark_options"].get(wildcards.benchmark, {})
     if overrides.get("cost") is not None:
         args += ["--cost", repr(float(overrides["cost"]))]

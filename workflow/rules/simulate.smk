@@ -1,18 +1,19 @@
-# One simulation job per (benchmark, algorithm, seed, speed): `tvbo run` writes the run file
-# atomically, so an interrupted job never leaves a partial result for Snakemake to trust.
+# One simulation job per (benchmark, algorithm, seed, speed[, evaluators, overlap]): `tvbo run`
+# writes the run file atomically, so an interrupted job never leaves a partial result.
 
 
 rule simulate_run:
     input:
         data=benchmark_data_file,
     output:
-        run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc",
+        run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc",
     log:
-        "results/{campaign}/logs/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}.log",
+        "results/{campaign}/logs/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.log",
     benchmark:
-        "results/{campaign}/benchmarks/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}.tsv"
+        "results/{campaign}/benchmarks/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.tsv"
     params:
         options=simulate_options,
+        parallel=parallel_options,
     threads: 1
     resources:
         runtime=60,
@@ -24,5 +25,5 @@ rule simulate_run:
         # the linear algebra uses (and `measured` compute times stay comparable).
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads} "
         "tvbo run --benchmark {wildcards.benchmark:q} --algorithm {wildcards.algorithm:q} "
-        "--seed {wildcards.seed} --speed {wildcards.speed} {params.options} "
+        "--seed {wildcards.seed} --speed {wildcards.speed} {params.options} {params.parallel} "
         "--out {output.run:q} 2> {log:q}"
