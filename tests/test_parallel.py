@@ -336,3 +336,41 @@ def test_cli_refuses_bad_parallel_input_before_any_work(tmp_path):
         res = subprocess.run(base + extra, capture_output=True, text=True)
         assert res.returncode != 0 and message in res.stderr, res.stderr
         assert not out.exists()
+
+
+# -- BOLT and W-DBO with k evaluators ------------------------------------------------------------
+def test_bolt_response_time_is_the_interarrival_time_or_one_evaluators_cycle():
+    runs = {}
+    for mode in ("interarrival", "per-evaluator"):
+        bench = make_benchmark("hartmann3", horizon=150.0, cost=3.0)
+        algo = make("bolt", dataset={"parallel_response": mode})
+        engine = Engine(bench, algo, make_compute_model("counted", profile=PROFILE), seed=0,
+                        options=EngineOptions(warmup=4, evaluators=4))
+        rec = engine.run()
+        runs[mode] = (algo.dataset, rec)
+    policy, rec = runs["interarrival"]
+    # R is read at each arrival: the inter-arrival time, below c (impossible with one evaluator,
+    # where every cycle contains a whole evaluation of c = 3 s)
+    assert len(policy.times) > 5
+    assert np.median(policy.times) < 3.0
+    per = runs["per-evaluator"][0]
+    # same first interval (identical runs until the first n*), four times longer
+    assert per.times[0] == pytest.approx(4 * policy.times[0], rel=1e-12)
+    with pytest.raises(ValueError, match="parallel_response 'x'; valid: interarrival"):
+        make("bolt", dataset={"parallel_response": "x"})
+
+
+def test_wdbo_budget_grows_with_elapsed_time_whatever_k():
+    """exponent = sum over post-warm-up cleanings of dt / l_T, dt between arrivals: recomputed
+    from the recorded arrival times and fitted l_T (k = 4: four evaluations overlap)."""
+    bench = make_benchmark("hartmann3", horizon=120.0, cost=3.0)
+    algo = make("w-dbo")
+    engine = Engine(bench, algo, make_compute_model("counted", profile=PROFILE), seed=0,
+                    options=EngineOptions(warmup=4, evaluators=4))
+    rec = engine.run()
+    warm = np.asarray(rec.is_warmup, bool)
+    t = np.asarray(rec.columns["t_available"])[~warm]
+    ell = np.asarray([s["lengthscale_time"] for s in rec.state])[~warm]
+    expected = float(np.sum(np.diff(t) / ell[1:]))
+    assert algo.dataset.exponent == pytest.approx(expected, rel=1e-9)
+    assert expected > 0
