@@ -38,6 +38,8 @@ include: "workflow/rules/paper_figures_targets.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/whatif.smk"
 include: "workflow/rules/theory_whatif_targets.smk"
+include: "workflow/rules/parallel.smk"
+include: "workflow/rules/parallel_targets.smk"
 include: "workflow/rules/reproduction_inputs.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/cluster.smk"
@@ -49,4 +51,5 @@ rule all:
         paper_figure_outputs(),
         theory_targets(),
         whatif_targets(),
+        parallel_whatif_targets(),
     default_target: True

@@ -468,6 +468,16 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_parallel_whatif(args: argparse.Namespace) -> int:
+    """Write the k-evaluators what-if figures (PNG) and their table (CSV) of a campaign."""
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.parallel_whatif import write_parallel_whatif
+
+    for path in write_parallel_whatif(campaign, Path(args.outdir), dpi=args.dpi):
+        print(path)
+    return 0
+
+
 def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
     campaign = _load_campaign(args.campaign)
@@ -652,6 +662,18 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
     p.set_defaults(func=cmd_whatif)
+
+    p = sub.add_parser(
+        "parallel-whatif",
+        help="write the k-evaluators what-if figures of a campaign (PNG + CSV)",
+        description="Average query regret and time-integrated regret of the current "
+        "recommendation vs the number of evaluators k, per benchmark and speed, with and "
+        "without overlap (tvbo.analysis.parallel_whatif).",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_parallel_whatif)
 
 
 def _add_paper_figures(sub: argparse._SubParsersAction) -> None:

@@ -40,34 +40,19 @@ query's sample time, so it owns the evaluator's timeline). :func:`check_parallel
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, Query
+from tvbo.results.labels import parallel_label, parse_label
 from tvbo.sim.work import STANDARD_PHASES
+
+__all__ = ["check_parallel", "parallel_label", "parallel_process", "parse_label"]
 
 #: consecutive iterations without clock progress tolerated before the run is declared stuck
 _MAX_ZERO_STEPS = 1000
-
-
-def parallel_label(name: str, evaluators: int, overlap: bool) -> str:
-    """The run's ``algorithm`` key: ``name`` for the sequential loop, else ``name@k<k>`` plus
-    ``+overlap`` -- so runs differing only in k or overlap merge into one campaign without a new
-    run dimension (today's run files and their keys are unchanged)."""
-    if int(evaluators) == 1 and not overlap:
-        return name
-    return f"{name}@k{int(evaluators)}" + ("+overlap" if overlap else "")
-
-
-def parse_label(label: str) -> tuple[str, int, bool]:
-    """Inverse of :func:`parallel_label`: ``(name, evaluators, overlap)``."""
-    match = re.fullmatch(r"(.+)@k(\d+)(\+overlap)?", str(label))
-    if match is None:
-        return str(label), 1, False
-    return match.group(1), int(match.group(2)), match.group(3) is not None
 
 
 def check_parallel(algorithm: Algorithm, options) -> None:

@@ -215,7 +215,8 @@ wildcard_constraints:
     algorithm=_alternatives(config["algorithms"]),
     seed=r"\d+",
     speed=_alternatives(SPEEDS),
-    par=_alternatives(PARALLEL),
+    # may be empty (the sequential setting keeps today's names): a group, never an empty pattern
+    par="(?:" + _alternatives(PARALLEL) + ")",
 
 
 RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc"
