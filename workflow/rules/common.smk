@@ -216,7 +216,7 @@ wildcard_constraints:
     seed=r"\d+",
     speed=_alternatives(SPEEDS),
     # may be empty (the sequential setting keeps today's names): a group, never an empty pattern
-    par="(?:" + _alternatives(PARALLEL) + ")",
+    par=f"(?:{_alternatives(PARALLEL)})",
 
 
 RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc"
