@@ -15,8 +15,14 @@ Real-data benchmarks read their prepared field from ``--data-dir`` (``data/`` af
 run; the offline mirror covers other days than the papers' first Intel day, which changes the
 landscape but not the cost of a run).
 
+k asynchronous evaluators (issue 13): ``--evaluators 1 8`` measures each run at every k (and
+``--overlap`` with overlap); the table then shows the CPU per virtual second and per query, so
+"k = 8 costs no more than k = 1 per virtual second plus the extra queries" can be read off.
+``--horizon`` shortens every run (a quick measurement).
+
 Usage: ``python benchmarks/throughput.py [--config config/bolt_paper.yaml]
-[--algorithms w-dbo bolt] [--benchmarks ...] [--seed 0] [--cores 2] [--jobs 1]``
+[--algorithms w-dbo bolt] [--benchmarks ...] [--seed 0] [--cores 2] [--jobs 1]
+[--evaluators 1 8] [--overlap] [--horizon SECONDS]``
 """
 
 from __future__ import annotations
@@ -70,12 +76,15 @@ def one(job: dict) -> dict:
         cost=options.pop("cost", None),
         noise_var=options.pop("noise_var", None),
         benchmark_options=options.get("options") or None,
+        evaluators=job.get("evaluators", 1),
+        overlap=job.get("overlap", False),
     ).squeeze()
     cpu = time.process_time() - start_cpu
     wall = time.perf_counter() - start_wall
     horizon = float(ds.attrs.get("horizon", job["horizon"] or 0.0))
     return {
         **{k: job[k] for k in ("benchmark", "algorithm", "seed")},
+        "evaluators": job.get("evaluators", 1),
         "horizon": horizon,
         "cpu": cpu,
         "wall": wall,
@@ -96,6 +105,10 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2, help="cores of the extrapolation")
     parser.add_argument("--jobs", type=int, default=1, help="parallel measurements")
     parser.add_argument("--data-dir", default="data")
+    parser.add_argument("--evaluators", type=int, nargs="+", default=[1],
+                        help="asynchronous evaluators k of each run (default 1)")
+    parser.add_argument("--overlap", action="store_true", help="runs with overlap")
+    parser.add_argument("--horizon", type=float, default=None, help="override the horizon")
     args = parser.parse_args()
 
     study = yaml.safe_load(Path(args.config).read_text())
@@ -107,29 +120,34 @@ def main() -> None:
         if path is not None:
             options["options"] = {**options.get("options", {}), "path": path}
         for algorithm in args.algorithms:
-            jobs.append({
-                "benchmark": benchmark,
-                "algorithm": algorithm,
-                "seed": args.seed,
-                "compute": study.get("compute", "counted"),
-                "profile": study.get("profile"),
-                "horizon": study.get("horizon"),
-                "cost_table": study.get("cost_table", "metronome"),
-                "warmup": study.get("warmup", 15),
-                "benchmark_options": options,
-            })
+            for k in args.evaluators:
+                jobs.append({
+                    "benchmark": benchmark,
+                    "algorithm": algorithm,
+                    "seed": args.seed,
+                    "compute": study.get("compute", "counted"),
+                    "profile": study.get("profile"),
+                    "horizon": args.horizon if args.horizon else study.get("horizon"),
+                    "cost_table": study.get("cost_table", "metronome"),
+                    "warmup": study.get("warmup", 15),
+                    "benchmark_options": options,
+                    "evaluators": k,
+                    "overlap": args.overlap,
+                })
 
     print(f"study {args.config}: compute={study.get('compute', 'counted')} "
           f"profile={study.get('profile') or 'reference-2core'}")
-    print(f"{'benchmark':>20} {'algorithm':>8} {'horizon':>8} {'cpu [s]':>8} {'iters':>6} "
-          f"{'|D|':>5} {'virtual s / cpu s':>18}")
+    print(f"{'benchmark':>20} {'algorithm':>8} {'k':>3} {'horizon':>8} {'cpu [s]':>8} "
+          f"{'iters':>6} {'|D|':>5} {'virtual s / cpu s':>18} {'cpu ms / query':>14}")
     rows = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for row in pool.map(one, jobs):
             rows.append(row)
-            print(f"{row['benchmark']:>20} {row['algorithm']:>8} {row['horizon']:>8.0f} "
-                  f"{row['cpu']:>8.2f} {row['iterations']:>6d} {row['final_size']:>5d} "
-                  f"{row['throughput']:>18.1f}", flush=True)
+            per_query = 1000.0 * row["cpu"] / max(row["iterations"], 1)
+            print(f"{row['benchmark']:>20} {row['algorithm']:>8} {row['evaluators']:>3d} "
+                  f"{row['horizon']:>8.0f} {row['cpu']:>8.2f} {row['iterations']:>6d} "
+                  f"{row['final_size']:>5d} {row['throughput']:>18.1f} {per_query:>14.1f}",
+                  flush=True)
 
     total_virtual = sum(r["horizon"] for r in rows)
     total_cpu = sum(r["cpu"] for r in rows)
@@ -140,6 +158,7 @@ def main() -> None:
                / sum(r["benchmark"] == b for r in rows) for b in benchmarks}
     n_runs_per_benchmark = (
         len(study["algorithms"]) * len(study["seeds"]) * len(study.get("speeds", [1.0]))
+        * len(study.get("evaluators", [1])) * len(study.get("overlap", [False]))
     )
     campaign_cpu = sum(per_run.values()) * n_runs_per_benchmark
     print(f"extrapolated {args.config}: {n_runs_per_benchmark * len(benchmarks)} runs, "
