@@ -374,3 +374,13 @@ def test_wdbo_budget_grows_with_elapsed_time_whatever_k():
     expected = float(np.sum(np.diff(t) / ell[1:]))
     assert algo.dataset.exponent == pytest.approx(expected, rel=1e-9)
     assert expected > 0
+
+
+@pytest.mark.parametrize("algorithm", ["tv-gp-ucb", "w-gp-ucb", "st-gp-ucb"])
+def test_every_gp_ucb_based_algorithm_conditions_on_pending_queries(algorithm):
+    engine = _engine("hartmann3", algorithm, evaluators=3, cost=3.0, horizon=60.0)
+    rec = engine.run()
+    assert engine.algorithm.supports_pending()
+    assert max(e["pending_at_decide"] for e in rec.extra) == 2
+    # the surrogate is restored after every fantasy: its size is the number of arrivals held
+    assert engine.algorithm.dataset_size() == rec.dataset_size[-1]
