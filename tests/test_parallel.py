@@ -93,7 +93,7 @@ def test_parallel_loop_with_one_evaluator_reproduces_the_sequential_loop():
     for name in ("t_decide", "t_sample", "t_available", "t_ingested", "y", "f"):
         assert par.columns[name] == seq.columns[name], name
     np.testing.assert_array_equal(np.asarray(par.x), np.asarray(seq.x))
-    assert all(e["compute_hidden"] == 0.0 for e in par.extra)
+    assert all(e["hidden_compute"] == 0.0 for e in par.extra)
 
 
 def test_overlap_hides_compute_behind_evaluation():
@@ -105,9 +105,15 @@ def test_overlap_hides_compute_behind_evaluation():
     # sequential: c + compute; overlapped: max(c, compute) = c here (compute < c)
     assert np.all(gap_seq > c)
     np.testing.assert_allclose(gap_ov, c, atol=1e-9)
-    hidden = np.asarray([e["compute_hidden"] for e in ov.extra])
+    hidden = np.asarray([e["hidden_compute"] for e in ov.extra])
     total = np.asarray([sum(cc.values()) for cc in ov.compute])
     assert hidden[5:].min() > 0 and np.all(hidden <= total + 1e-12)
+    ds = simulate("hartmann3", "gp-ucb", seed=0, horizon=60.0, cost=c, warmup=4, overlap=True,
+                  profile=PROFILE)
+    fraction = ds["hidden_compute_fraction"].values.item()
+    assert fraction == pytest.approx(ds["hidden_compute"].sum().item()
+                                     / ds["compute_total"].sum().item())
+    assert 0.5 < fraction <= 1.0  # compute < c: nearly all of it runs during evaluations
 
 
 def test_overlap_with_compute_longer_than_c_is_paced_by_compute():

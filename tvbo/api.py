@@ -121,6 +121,11 @@ def simulate(
         ds["time_integrated_regret_current"] = (
             (), tir_current,
             {"long_name": "(1/H) * integral of the regret of the current recommendation"})
+    if "hidden_compute" in ds:
+        total = float(ds["compute_total"].sum())
+        hidden = float(ds["hidden_compute"].sum()) / total if total > 0 else 0.0
+        ds["hidden_compute_fraction"] = (
+            (), hidden, {"long_name": "share of all compute hidden behind evaluation"})
     ds["n_iterations"] = ((), len(recorder))
     ds["final_dataset_size"] = ((), recorder.dataset_size[-1] if len(recorder) else 0)
 

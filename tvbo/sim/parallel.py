@@ -28,7 +28,7 @@ Semantics (one optimiser process, one CPU; k evaluators, a SimPy ``Resource`` of
   queries sampled by H complete and are ingested (as in the sequential loop).
 
 Recorded per query (iteration = completion order), besides the sequential loop's variables:
-``compute_hidden`` -- seconds of this query's compute (its proposal and its ingestion) during
+``hidden_compute`` -- seconds of this query's compute (its proposal and its ingestion) during
 which at least one evaluator was busy, i.e. compute hidden behind evaluation (0 in a sequential
 run); ``pending_at_decide`` -- queries outstanding when it was proposed; ``evaluators_busy`` --
 evaluators busy at its sample time (itself included).
@@ -228,7 +228,7 @@ def _record(engine, q: _Query, ingest_charges: dict[str, float], t_ingested: flo
         t_decide=q.t_decide, t_query=q.t_query, t_sample=q.t_sample, t_available=q.t_available,
         t_ingested=t_ingested, x=q.x, y=q.y, f=f, f_star=f_star, is_warmup=q.warm,
         dataset_size=algo.dataset_size(), compute=charges, state=algo.state(),
-        extra={"compute_hidden": q.hidden, "pending_at_decide": float(q.pending_at_decide),
+        extra={"hidden_compute": q.hidden, "pending_at_decide": float(q.pending_at_decide),
                "evaluators_busy": float(q.busy_at_sample)},
         recommendation=engine.recommendation(q.x, q.t_available),
     )

@@ -17,6 +17,15 @@ from tvbo.results.schema import (
     TIME_VARIABLES,
 )
 
+#: attributes of the parallel loop's per-iteration extras (tvbo.sim.parallel)
+_EXTRA_ATTRS: dict[str, tuple[str, str]] = {
+    "hidden_compute": ("s", "compute of this query (proposal + ingestion) done while an "
+                            "evaluator was busy: hidden behind evaluation"),
+    "pending_at_decide": ("1", "queries outstanding when this query was proposed"),
+    "evaluators_busy": ("1", "evaluators busy at this query's sample time (itself included)"),
+    "x_recommended": ("1", "recommendation current after this iteration"),
+    "t_recommended": ("s", "virtual time from which the recommendation is current"),
+}
 _SCALARS = ("t_decide", "t_query", "t_sample", "t_available", "t_ingested", "y", "f", "f_star")
 
 
@@ -33,7 +42,7 @@ class Recorder:
         self.state: list[dict[str, float]] = []
         self.expert_queries: list[int] = []
         self.expert_time: list[float] = []
-        #: per-iteration extras of the parallel loop (compute_hidden, pending, ...)
+        #: per-iteration extras of the parallel loop (hidden_compute, pending, ...)
         self.extra: list[dict[str, float]] = []
         #: (x, since) of the recommendation current after each iteration, when recorded
         self.recommended: list[tuple[np.ndarray, float]] = []
@@ -101,6 +110,8 @@ class Recorder:
             if name.startswith(COMPUTE_PREFIX) and name != "compute_total":
                 ds[name].attrs.update(units="s", long_name=f"virtual compute time of phase "
                                       f"'{name[len(COMPUTE_PREFIX):]}'")
+            elif name in _EXTRA_ATTRS:
+                ds[name].attrs.update(zip(("units", "long_name"), _EXTRA_ATTRS[name], strict=True))
             elif name.startswith(STATE_PREFIX):
                 ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
         return ds
