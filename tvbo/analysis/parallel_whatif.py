@@ -99,7 +99,8 @@ def regret_vs_k(runs: pd.DataFrame, metric: str) -> Figure:
     colours = dict(zip(algorithms, sns.color_palette("colorblind", len(algorithms)),
                        strict=True))
     ks = sorted(runs["evaluators"].unique())
-    fig = Figure(figsize=(3.4 * len(speeds) + 1.8, 2.8 * len(benchmarks)), layout="constrained")
+    fig = Figure(figsize=(3.6 * len(speeds) + 2.6, 2.8 * len(benchmarks) + 0.4),
+                 layout="constrained")
     with sns.axes_style("whitegrid"):
         axes = fig.subplots(len(benchmarks), len(speeds), squeeze=False)
     for r, bench in enumerate(benchmarks):
@@ -126,7 +127,7 @@ def regret_vs_k(runs: pd.DataFrame, metric: str) -> Figure:
     handles += [Line2D([], [], color="grey", linestyle="-", label="no overlap"),
                 Line2D([], [], color="grey", linestyle="--", label="overlap")]
     fig.legend(handles=handles, loc="outside right upper", frameon=False)
-    fig.suptitle(f"{METRICS[metric]} vs evaluators (mean ± s.e. over seeds)")
+    fig.suptitle(f"{METRICS[metric]}\n(mean ± s.e. over seeds)", fontsize=10)
     return fig
 
 
