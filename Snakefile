@@ -49,6 +49,8 @@ include: "workflow/rules/paper_figures_targets.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/whatif.smk"
 include: "workflow/rules/theory_whatif_targets.smk"
+include: "workflow/rules/parallel.smk"
+include: "workflow/rules/parallel_targets.smk"
 include: "workflow/rules/reproduction_inputs.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/cluster.smk"
@@ -77,4 +79,5 @@ rule all:
         theory_targets(),
         whatif_targets(),
         fit_health_outputs(),
+        parallel_whatif_targets(),
     default_target: True

@@ -290,6 +290,11 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "expert_noise_var": 0.05,
         "oracle_table": None,
         "threads": 2,
+        # sequential defaults of the parallel options (tvbo.sim.parallel)
+        "evaluators": 1,
+        "overlap": False,
+        "pending": "hallucinate",
+        "recommendation": None,
     }
     ds = xr.load_dataset(out)
     assert int(ds["seed"].item()) == 7 and float(ds["speed"].item()) == 2.5

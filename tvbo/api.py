@@ -26,6 +26,7 @@ from tvbo.benchmarks import make as make_benchmark
 from tvbo.results.schema import RUN_KEYS
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.parallel import parallel_label
 from tvbo.sim.threads import limit_blas_threads
 
 
@@ -103,6 +104,10 @@ def simulate(
     max_iterations: int | None = None,
     expert_cost: float | None = None,
     expert_noise_var: float | None = None,
+    evaluators: int = 1,
+    overlap: bool = False,
+    pending: str = "hallucinate",
+    recommendation: str | None = None,
     progress: Callable[[float, float, int], None] | None = None,
     oracle_table: str | Path | None = None,
     threads: int | None = 1,
@@ -122,7 +127,13 @@ def simulate(
     scipy for the duration of the call (default 1: many small dense problems run fastest, and
     never oversubscribe shared cores, with one thread; ``None`` leaves them alone); the previous
     counts are restored afterwards and ``os.environ`` is never changed (see
-    :mod:`tvbo.sim.threads`). Bad input raises ``ValueError`` naming the problem.
+    :mod:`tvbo.sim.threads`).
+    ``evaluators`` (k asynchronous evaluators),
+    ``overlap`` (compute the next query while evaluations run), ``pending`` (strategy for queries
+    still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
+    the recommendation current at each instant) are those of :mod:`tvbo.sim.parallel`; with
+    k > 1 or overlap the run's ``algorithm`` key is labelled ``<name>@k<k>[+overlap]``
+    (:func:`tvbo.sim.parallel.parallel_label`). Bad input raises ``ValueError`` naming the problem.
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
@@ -137,7 +148,9 @@ def simulate(
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(warmup=warmup, time_grid_step=time_grid_step, stamp=stamp,
                             lookahead=bool(lookahead), max_iterations=max_iterations,
-                            expert_cost=expert_cost, expert_noise_var=expert_noise_var)
+                            expert_cost=expert_cost, expert_noise_var=expert_noise_var,
+                            evaluators=evaluators, overlap=overlap, pending=pending,
+                            recommendation=recommendation)
     if isinstance(benchmark, str):
         bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                                 noise_var=noise_var, benchmark_options=benchmark_options)
@@ -165,6 +178,16 @@ def simulate(
     tir = time_integrated_regret(grid, ds["regret_held"].values, engine.horizon)
     ds["average_regret"] = ((), avg, {"long_name": "mean query regret after warm-up"})
     ds["time_integrated_regret"] = ((), tir, {"long_name": "(1/H) * integral of held regret"})
+    if "regret_current" in ds:
+        tir_current = time_integrated_regret(grid, ds["regret_current"].values, engine.horizon)
+        ds["time_integrated_regret_current"] = (
+            (), tir_current,
+            {"long_name": "(1/H) * integral of the regret of the current recommendation"})
+    if "hidden_compute" in ds:
+        total = float(ds["compute_total"].sum())
+        hidden = float(ds["hidden_compute"].sum()) / total if total > 0 else 0.0
+        ds["hidden_compute_fraction"] = (
+            (), hidden, {"long_name": "share of all compute hidden behind evaluation"})
     ds["n_iterations"] = ((), len(recorder))
     ds["final_dataset_size"] = ((), recorder.dataset_size[-1] if len(recorder) else 0)
 
@@ -197,7 +220,8 @@ def simulate(
         # the GP's escalation count, as the algorithm reported it in its last recorded state
         jitter_events=int(recorder.state[-1].get("jitter_events", 0)) if len(recorder) else 0,
     )
-    keys = {"benchmark": [bench.name], "algorithm": [algo.name], "seed": [int(seed)],
+    label = parallel_label(algo.name, options.evaluators, options.overlap)
+    keys = {"benchmark": [bench.name], "algorithm": [label], "seed": [int(seed)],
             "speed": [float(model.speed)]}
     assert tuple(keys) == RUN_KEYS
     return ds.expand_dims(keys)

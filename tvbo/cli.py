@@ -246,6 +246,33 @@ class Progress:
 
 
 # -- commands -------------------------------------------------------------------------------------
+def _check_parallel_args(args: argparse.Namespace) -> None:
+    """--evaluators/--overlap/--pending: bad values and algorithms that cannot run in parallel
+    are refused before any work (tvbo.sim.parallel.check_parallel names the reason)."""
+    from tvbo.acquisition.pending import make_pending
+    from tvbo.sim.engine import MAX_EVALUATORS
+
+    if args.evaluators > MAX_EVALUATORS:
+        raise UsageError(f"--evaluators must be an integer in [1, {MAX_EVALUATORS}], "
+                         f"got {args.evaluators}")
+    try:
+        make_pending(args.pending)
+    except ValueError as err:
+        raise UsageError(f"--pending: {err}") from None
+    if args.evaluators > 1 or args.overlap:
+        from tvbo.algorithms import make as make_algorithm
+        from tvbo.sim.engine import EngineOptions
+        from tvbo.sim.parallel import check_parallel
+
+        options = EngineOptions(evaluators=args.evaluators, overlap=args.overlap,
+                                pending=args.pending)
+        try:
+            check_parallel(make_algorithm(args.algorithm, **(args.algorithm_options or {})),
+                           options)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+
+
 def _check_run_args(args: argparse.Namespace) -> None:
     """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation (names, model)."""
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
@@ -265,6 +292,7 @@ def _check_run_args(args: argparse.Namespace) -> None:
     check_run_fields(compute=args.compute, profile=args.profile, polynomial=args.polynomial,
                      horizon=args.horizon, time_grid_step=args.time_grid_step,
                      speeds=[args.speed], seeds=seeds, style="cli")
+    _check_parallel_args(args)
 
 
 def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
@@ -297,6 +325,10 @@ def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
         max_iterations=args.max_iterations,
         expert_cost=args.expert_cost,
         expert_noise_var=args.expert_noise_var,
+        evaluators=args.evaluators,
+        overlap=args.overlap,
+        pending=args.pending,
+        recommendation=args.recommendation,
         progress=progress,
         oracle_table=args.oracle_table,  # shared f*(t) table (tvbo oracle); None: build it
         threads=args.threads,
@@ -591,6 +623,16 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_parallel_whatif(args: argparse.Namespace) -> int:
+    """Write the k-evaluators what-if figures (PNG) and their table (CSV) of a campaign."""
+    campaign = _load_campaign(args.campaign)
+    from tvbo.analysis.parallel_whatif import write_parallel_whatif
+
+    for path in write_parallel_whatif(campaign, Path(args.outdir), dpi=args.dpi):
+        print(path)
+    return 0
+
+
 def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
     campaign = _load_campaign(args.campaign, args.labels)
@@ -838,6 +880,24 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="BLAS threads during the simulation (default 1: fastest for tvbo's small dense "
         "problems and never oversubscribes shared cores)",
     )
+    # k asynchronous evaluators and overlap (tvbo.sim.parallel); validated by EngineOptions
+    p.add_argument(
+        "--evaluators", type=positive_int, default=1, metavar="K",
+        help="asynchronous evaluators (integer, 1 to 64; default 1 = sequential)",
+    )
+    p.add_argument(
+        "--overlap", action="store_true",
+        help="compute the next query while evaluations run (not for abo, sparq-gp-ucb)",
+    )
+    p.add_argument(
+        "--pending", default="hallucinate", metavar="NAME",
+        help="pending-query strategy with k > 1 or overlap: hallucinate (default), "
+        "kriging-believer, constant-liar-min|mean|max, none",
+    )
+    p.add_argument(
+        "--recommendation", choices=("latest", "posterior-mean"), default=None,
+        help="record the regret of this recommendation at each instant (regret_current)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     # -- shared oracle table (see 'tvbo oracle') --
     p.add_argument(
@@ -875,6 +935,18 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
     p.set_defaults(func=cmd_whatif)
+
+    p = sub.add_parser(
+        "parallel-whatif",
+        help="write the k-evaluators what-if figures of a campaign (PNG + CSV)",
+        description="Average query regret and time-integrated regret of the current "
+        "recommendation vs the number of evaluators k, per benchmark and speed, with and "
+        "without overlap (tvbo.analysis.parallel_whatif).",
+    )
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--outdir", required=True, metavar="DIR")
+    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    p.set_defaults(func=cmd_parallel_whatif)
 
 
 def _add_paper_figures(sub: argparse._SubParsersAction) -> None:

@@ -74,6 +74,8 @@ __all__ = [
 
 #: the keys whose product is the run grid (benchmarks x algorithms x seeds x speeds)
 GRID_KEYS: tuple[str, ...] = ("benchmarks", "algorithms", "seeds", "speeds")
+#: the grid dimensions of k asynchronous evaluators (tvbo.sim.parallel; default [1] / [false])
+PARALLEL_GRID_KEYS: tuple[str, ...] = ("evaluators", "overlap")
 #: seeds are written as the int64 ``seed`` coordinate of the run file (tvbo.api: ``[int(seed)]``
 #: becomes an int64 array); 2**63 and above cannot be stored (numpy's SeedSequence takes any
 #: non-negative integer, so the run would fail only when it is written)
@@ -458,10 +460,40 @@ def _check_paper_aliases(cfg: Mapping[str, Any]) -> None:
                         f"campaign's algorithms: {', '.join(cfg['algorithms'])}")
 
 
+def _check_parallel(cfg: Mapping[str, Any]) -> None:
+    """evaluators / overlap / pending: a known strategy, and every algorithm of the grid able to
+    run with k > 1 or overlap (abo, sparq-gp-ucb cannot; model-free ones need pending: none;
+    :func:`tvbo.sim.parallel.check_parallel` names the reason)."""
+    from tvbo.acquisition.pending import make_pending
+
+    try:
+        make_pending(cfg["pending"])
+    except ValueError as err:
+        raise _fail(f"pending: {err}") from None
+    settings = [(k, o) for k in cfg["evaluators"] for o in cfg["overlap"] if k > 1 or o]
+    if not settings:
+        return
+    from tvbo.algorithms import make
+    from tvbo.algorithms.display import split_label_options
+    from tvbo.sim.engine import EngineOptions
+    from tvbo.sim.parallel import check_parallel
+
+    for name in cfg["algorithms"]:
+        options, _ = split_label_options(cfg["algorithm_options"].get(name, {}))
+        algorithm = make(name, **options)
+        for k, overlap in settings:
+            try:
+                check_parallel(algorithm, EngineOptions(evaluators=k, overlap=overlap,
+                                                        pending=cfg["pending"]))
+            except ValueError as err:
+                raise _fail(str(err)) from None
+
+
 # -- grid size ------------------------------------------------------------------------------------
 def grid_size(cfg: Mapping[str, Any]) -> int:
-    """Number of runs: benchmarks x algorithms x seeds x speeds."""
-    return math.prod(len(cfg[key]) for key in GRID_KEYS)
+    """Number of runs: benchmarks x algorithms x seeds x speeds (x evaluators x overlap)."""
+    extra = [cfg[key] for key in PARALLEL_GRID_KEYS if isinstance(cfg.get(key), list)]
+    return math.prod(len(cfg[key]) for key in GRID_KEYS) * math.prod(len(v) for v in extra)
 
 
 def estimate_wall(cfg: Mapping[str, Any]) -> float:
@@ -618,4 +650,5 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     if options:
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)
+        _check_parallel(cfg)
     return cfg

@@ -200,6 +200,9 @@ class ABOAcquisition(Acquisition):
     """
 
     kind = "abo"
+    #: why ABO cannot run with k > 1 evaluators or overlap (tvbo.sim.parallel)
+    parallel_blocker = ("its look-ahead chooses the sample time of each query itself, so it "
+                        "owns the evaluator's timeline")
 
     def __init__(
         self,

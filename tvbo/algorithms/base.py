@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from tvbo.acquisition.pending import PendingStrategy
 from tvbo.sim.work import WorkCounter
 
 
@@ -103,6 +104,46 @@ class Algorithm(ABC):
 
     def ingest_side(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> None:  # noqa: B027
         """Take the expert's answers ``Y`` at points ``X`` sampled at times ``T``."""
+
+    # -- parallel evaluators (tvbo.sim.parallel) ------------------------------------------------
+    #: with k evaluators: how many there are, and the strategy for queries still running
+    evaluators: int = 1
+    pending_strategy: PendingStrategy | None = None
+
+    def parallel_blocker(self) -> str | None:
+        """Why this algorithm cannot run with k > 1 evaluators or overlap, or None if it can.
+
+        Side queries (SparQ-GP-UCB) are a sequential protocol with the expert inside one
+        iteration; they have no meaning while other queries run.
+        """
+        if type(self).side_queries is not Algorithm.side_queries:
+            return "it asks the expert side queries inside each iteration (sequential protocol)"
+        return None
+
+    def supports_pending(self) -> bool:
+        """Whether :meth:`propose` can condition on pending queries (else only ``none``)."""
+        return False
+
+    def configure_parallel(self, evaluators: int, pending: PendingStrategy) -> None:
+        """Called by the parallel engine before :meth:`setup`."""
+        if pending.lie is not None and not self.supports_pending():
+            raise ValueError(
+                f"algorithm {self.name!r} cannot condition on pending queries; use pending "
+                f"strategy 'none' (got {pending.name!r})"
+            )
+        self.evaluators = int(evaluators)
+        self.pending_strategy = pending
+        self.set_pending(np.empty((0, 0)), np.empty(0))
+
+    def set_pending(self, X: np.ndarray, T: np.ndarray) -> None:
+        """The queries still being evaluated (points and sample times) before a ``propose``."""
+        self.pending_X = np.asarray(X, float)
+        self.pending_T = np.asarray(T, float).reshape(-1)
+
+    def recommend(self, t: float) -> np.ndarray | None:
+        """The recommendation at time ``t`` (posterior-mean maximiser), or None if the
+        algorithm has no model (the engine then falls back to the latest completed query)."""
+        return None
 
     def state(self) -> dict[str, float]:
         """Scalars recorded every iteration as ``state_<name>`` (hyperparameters, n*, ...)."""

@@ -53,6 +53,8 @@ __all__ = ["VERSIONS", "BoltNStar", "fit_response_time"]
 VERSIONS: tuple[str, ...] = ("metronome", "icml")
 #: Initial guesses of the direct search for n* (spec_bolt.md §13.6).
 INITIAL_GUESSES: tuple[str, ...] = ("previous", "size")
+#: What R(n) means with k asynchronous evaluators (see BoltNStar's docstring).
+PARALLEL_RESPONSES: tuple[str, ...] = ("interarrival", "per-evaluator")
 
 
 def fit_response_time(sizes: Sequence[float], times: Sequence[float]) -> np.ndarray:
@@ -113,6 +115,14 @@ class BoltNStar(DatasetPolicy):
     * ``max_removals`` (1): both Algorithm 1s use ``if`` (spec_bolt.md §5.3, §13.7); None removes
       until ``|D| <= n*``.
     * ``floor`` (2): never clean below it (the W-DBO reference's floor).
+    * ``parallel_response`` ("interarrival"), with k asynchronous evaluators
+      (:mod:`tvbo.sim.parallel`; neither paper considers overlapping queries): the clock is read
+      at every ingestion as above, so R is the time between consecutive *arrivals*, about
+      (compute + c) / k. That is the spacing in time of consecutive observations, which is what
+      n* = argmax_n sum_i k_T(i R(n))^2 prices (the i-th newest point is ~i R old), so it is the
+      default. "per-evaluator" multiplies each measured interval by k, i.e. prices R as one
+      evaluator's cycle (the sequential meaning of a response time): a smaller n*. With one
+      evaluator both are identical.
     * Warm-up (§13.8): nothing is measured or removed during it; afterwards the warm-up points
       are ordinary observations, removable like any other.
     * beta (§13.2): the acquisition's option; the presets keep the UCB default, W-DBO's
@@ -141,7 +151,14 @@ class BoltNStar(DatasetPolicy):
         n_max: int = 10_000,
         max_removals: int | None = 1,
         floor: int = 2,
+        parallel_response: str = "interarrival",
     ) -> None:
+        if parallel_response not in PARALLEL_RESPONSES:
+            raise ValueError(
+                f"bolt-nstar: unknown parallel_response {parallel_response!r}; "
+                f"valid: {', '.join(PARALLEL_RESPONSES)}"
+            )
+        self.parallel_response = parallel_response
         if version not in VERSIONS:
             raise ValueError(
                 f"bolt-nstar: unknown version {version!r}; valid: {', '.join(VERSIONS)}"
@@ -223,6 +240,8 @@ class BoltNStar(DatasetPolicy):
         if self._removed_before and self.skip_after_removal:
             return
         response = now - t_prev
+        if self.parallel_response == "per-evaluator":
+            response *= getattr(self.algorithm, "evaluators", 1)
         if response > 0.0:
             self.sizes.append(self._size_after_clean)
             self.times.append(response)
@@ -334,6 +353,7 @@ class BoltNStar(DatasetPolicy):
             "n_max": self.n_max,
             "max_removals": self.max_removals,
             "floor": self.floor,
+            "parallel_response": self.parallel_response,
         }
 
 

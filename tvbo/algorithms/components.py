@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import inspect
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,6 +98,39 @@ class Surrogate(Component):
         while self.n:
             self.remove(self.n - 1)
 
+    #: whether :meth:`fantasy` conditions exactly (pending-point strategies need it)
+    supports_fantasy: bool = False
+
+    @contextmanager
+    def fantasy(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> Iterator[Surrogate]:
+        """Condition on fantasy observations ``(X, T, Y)`` (pending queries and their lies) for
+        the duration of the block, then restore the surrogate exactly.
+
+        Why a snapshot and not ``remove``: appending may refactorise with jitter, and removal
+        re-standardises; restoring the attribute dictionaries (appends replace arrays, never
+        mutate them) gives back bit-identical state, so a run with pending points differs from
+        one without only through the queries chosen. The GP's standardisation is frozen during
+        the block (the lies are in the units of the real data). Work done here is charged.
+        """
+        if not self.supports_fantasy:
+            raise ValueError(f"surrogate {self.kind!r} cannot condition on pending queries")
+        gp = getattr(self, "gp", None)
+        saved = dict(self.__dict__)
+        saved_gp = None if gp is None else dict(gp.__dict__)
+        try:
+            if gp is not None:
+                gp.frozen_standardization = True
+            for x, t, y in zip(np.asarray(X, float), np.asarray(T, float).reshape(-1),
+                               np.asarray(Y, float).reshape(-1), strict=True):
+                self.append(x, float(t), float(y))
+            yield self
+        finally:
+            if gp is not None:
+                gp.__dict__.clear()
+                gp.__dict__.update(saved_gp)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+
     @abstractmethod
     def fit(self) -> None:
         """Hyperparameter inference (the caller wraps it in the ``fit`` phase)."""
@@ -136,6 +170,7 @@ class GPSurrogate(Surrogate):
     """
 
     kind = "gp"
+    supports_fantasy = True
 
     def __init__(
         self,

@@ -72,10 +72,40 @@ class ComposedAlgorithm(Algorithm):
             with self.work.phase("fit"):
                 self.surrogate.fit()
             self._stale_fit = False
-        choice = self.acquisition.select(self.surrogate, t)
+        choice = self._select(t)
         if isinstance(choice, Query):  # sample at a future time (ABO)
             return choice
         return np.asarray(choice, float)
+
+    def _select(self, t: float):
+        """The acquisition's choice, conditioned on the pending queries (if any, and if the
+        strategy uses them) through a fantasy of the surrogate."""
+        strategy = self.pending_strategy
+        X = getattr(self, "pending_X", None)
+        if strategy is None or X is None or len(X) == 0 or self.surrogate.n == 0:
+            return self.acquisition.select(self.surrogate, t)
+        lies = strategy.lies(self.surrogate, X, self.pending_T)
+        if lies is None:
+            return self.acquisition.select(self.surrogate, t)
+        with self.surrogate.fantasy(X, self.pending_T, lies):
+            return self.acquisition.select(self.surrogate, t)
+
+    def parallel_blocker(self) -> str | None:
+        reason = getattr(self.acquisition, "parallel_blocker", None)
+        return reason or super().parallel_blocker()
+
+    def supports_pending(self) -> bool:
+        return bool(self.surrogate.supports_fantasy) and self.acquisition.kind == "ucb"
+
+    def recommend(self, t: float) -> np.ndarray | None:
+        """In-sample posterior-mean maximiser at ``t``: the held point with the highest
+        posterior mean (cheap, deterministic, no random stream; a continuous maximiser would
+        need the algorithm's random stream and change its queries)."""
+        if self.surrogate.n == 0:
+            return None
+        X = np.asarray(self.surrogate.X, float)
+        mean = np.asarray(self.surrogate.predict(X, t).mean, float)
+        return X[int(np.argmax(mean))].copy()
 
     def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
         with self.work.phase("clean"):

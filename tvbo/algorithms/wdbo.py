@@ -208,6 +208,12 @@ class WDBOBudget(DatasetPolicy):
       cleaning, when the loop of Algorithm 1 starts in the paper (the 15 initial points are given
       before it, App. H.1); with True it also accrues over the warm-up (from the first
       observation), priced with the first fitted l_T.
+    * k asynchronous evaluators (:mod:`tvbo.sim.parallel`; the paper has one): the budget
+      accrues with the *elapsed virtual time* between cleanings, ``(1 + alpha)^(dt / l_T)``, so
+      k evaluators leave its growth per second unchanged; they only make cleanings (one per
+      arrival) k times as frequent, each with a k times smaller increment. The paper defines the
+      budget in time, so this needs no option. Pending queries are not in the dataset and cannot
+      be removed; their results are appended when they arrive.
     * ``max_removals`` (None = unlimited, the paper): at most this many removals per cleaning;
       the unspent budget carries over. Bounds the damage of one transient bad hyperparameter fit
       (which makes every old observation look irrelevant) to a couple of points; the robust

@@ -22,7 +22,8 @@ kernel), :class:`WeightedGPSurrogate` (``kind="weighted-gp"``) and the preset ``
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -395,7 +396,27 @@ class WeightedGPSurrogate(Surrogate):
         return discount_weights(lags, self.discount, self.min_weight)
 
     # -- inference -------------------------------------------------------------------------
+    #: pending-point fantasies (tvbo.acquisition.pending) condition through append/remove
+    supports_fantasy = True
+
+    @contextmanager
+    def fantasy(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> Iterator[Surrogate]:
+        """As :meth:`Surrogate.fantasy`, with y's standardisation frozen at the real data's.
+
+        The fantasies take the next step indices, so with ``discount_by="step"`` they age the
+        real observations by one step each -- as GP-BUCB counts every issued query as a round.
+        """
+        self._frozen_standardization = self._standardization()
+        try:
+            with super().fantasy(X, T, Y) as surrogate:
+                yield surrogate
+        finally:
+            self._frozen_standardization = None
+
     def _standardization(self) -> tuple[float, float]:
+        frozen = getattr(self, "_frozen_standardization", None)
+        if frozen is not None:
+            return frozen
         if not self.standardize or self.n == 0:
             return 0.0, 1.0
         std = float(np.std(self._y))

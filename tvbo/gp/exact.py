@@ -167,6 +167,9 @@ class ExactGP:
         self.work: WorkCounter = work if work is not None else WorkCounter()
         self.jitter_events: int = 0
         self.jitter: float = 0.0
+        #: keep ``y_mean``/``y_std`` when data change (pending-point fantasies condition on lies
+        #: in the units of the real data; see :mod:`tvbo.acquisition.pending`)
+        self.frozen_standardization: bool = False
         self.d: int | None = None
         self._X = np.empty((0, 0))
         self._T = np.empty(0)
@@ -246,7 +249,9 @@ class ExactGP:
     def _restandardize(self) -> None:
         """Recompute mean/std of the current y and ``alpha`` (2 n^2 flops)."""
         y = self._y
-        if self.standardize and y.size > 0:
+        if self.frozen_standardization and self.standardize:
+            pass  # keep the standardisation of the real data
+        elif self.standardize and y.size > 0:
             self.y_mean = float(np.mean(y))
             std = float(np.std(y))
             self.y_std = std if std >= 1e-12 else 1.0

@@ -38,12 +38,18 @@ from numbers import Integral, Real
 import numpy as np
 import simpy
 
+from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
 from tvbo.sim.compute import ComputeModel
 from tvbo.sim.recorder import Recorder
 from tvbo.sim.work import STANDARD_PHASES, WorkCounter
 
 STAMPS: tuple[str, ...] = ("sample", "decide")
+#: the recommendation whose regret is recorded on the time grid (``regret_current``); None = none
+RECOMMENDATIONS: tuple[str, ...] = ("latest", "posterior-mean")
+#: documented upper limit of ``evaluators`` (a SimPy process per evaluator; larger k is a
+#: different regime -- batch BO -- that this engine does not model)
+MAX_EVALUATORS = 64
 
 #: consecutive zero-duration iterations tolerated before the run is declared stuck
 _MAX_ZERO_ITERATIONS = 1000
@@ -58,7 +64,14 @@ class EngineOptions:
     stamp: str = "sample"
     lookahead: bool = False
     max_iterations: int | None = None
+    #: k asynchronous evaluators (tvbo.sim.parallel); 1 = today's sequential loop
     evaluators: int = 1
+    #: compute the next query while evaluations run (tvbo.sim.parallel)
+    overlap: bool = False
+    #: how the acquisition treats queries still running (tvbo.acquisition.pending)
+    pending: str = "hallucinate"
+    #: record the regret of this recommendation on the time grid; None = not recorded
+    recommendation: str | None = None
     #: the expert answering side queries (SparQ-GP-UCB): seconds per answer and noise variance;
     #: None = the benchmark's evaluation cost / noise variance
     expert_cost: float | None = None
@@ -67,8 +80,10 @@ class EngineOptions:
     def __post_init__(self) -> None:
         # Counts must be integers: NaN passes "< 1" (every comparison with NaN is False), so
         # max_iterations=nan used to mean "no cap", silently; 2.5 is not a number of queries.
-        for name, low, optional in (("warmup", 0, False), ("max_iterations", 1, True),
-                                    ("evaluators", 1, False)):  # fmt: skip
+        k = self.evaluators  # first: its message names the documented limit too
+        if isinstance(k, bool) or not isinstance(k, Integral) or not 1 <= k <= MAX_EVALUATORS:
+            raise ValueError(f"evaluators must be an integer in [1, {MAX_EVALUATORS}], got {k!r}")
+        for name, low, optional in (("warmup", 0, False), ("max_iterations", 1, True)):
             value = getattr(self, name)
             if value is None and optional:
                 continue
@@ -89,6 +104,12 @@ class EngineOptions:
                 object.__setattr__(self, name, kind(getattr(self, name)))
         if self.stamp not in STAMPS:
             raise ValueError(f"unknown stamp {self.stamp!r}; valid: {', '.join(STAMPS)}")
+        if not isinstance(self.overlap, bool):
+            raise ValueError(f"overlap must be true or false, got {self.overlap!r}")
+        make_pending(self.pending)  # unknown names list the valid ones
+        if self.recommendation is not None and self.recommendation not in RECOMMENDATIONS:
+            raise ValueError(f"unknown recommendation {self.recommendation!r}; valid: "
+                             f"{', '.join(RECOMMENDATIONS)}")
         # The expert is a participant of the simulation: every answer occupies it for a positive
         # time (a free expert would sell unlimited side information in no time; an infinite cost
         # would stall the clock on the first side query).
@@ -233,6 +254,7 @@ class Engine:
                 t_ingested=t_ingested, x=x, y=y, f=f, f_star=f_star, is_warmup=warm,
                 dataset_size=algo.dataset_size(), compute=charges, state=algo.state(),
                 expert_queries=n_expert, expert_time=expert_time,
+                recommendation=self.recommendation(x, t_available),
             )
             k += 1
             zero_streak = zero_streak + 1 if t_ingested == t_decide else 0
@@ -255,6 +277,25 @@ class Engine:
         fits = self.work.drain_fits()
         if fits:
             self.recorder.add_fits(fits, iteration=iteration, call=call, time=now)
+
+    def recommendation(self, x: np.ndarray, t_available: float
+                       ) -> tuple[np.ndarray, float] | None:
+        """The recommendation current from now on, and since when; None if not recorded.
+
+        ``latest``: the query just completed, current from its completion ``t_available``;
+        ``posterior-mean``: the algorithm's :meth:`~Algorithm.recommend` after the ingestion,
+        current from now (falls back to ``latest`` for model-free algorithms). A measurement
+        like ``f_star``: its work is never charged to the virtual clock.
+        """
+        mode = self.options.recommendation
+        if mode is None:
+            return None
+        if mode == "posterior-mean":
+            choice = self.algorithm.recommend(self.env.now)
+            self.work.clear()
+            if choice is not None:
+                return np.asarray(choice, float).reshape(self.benchmark.d), float(self.env.now)
+        return np.asarray(x, float).copy(), float(t_available)
 
     def _ask_expert(self, algo: Algorithm, t_decide: float, iteration: int = 0):
         """Side queries of this iteration: the algorithm's choice (charged to phase ``side``),
@@ -295,12 +336,26 @@ class Engine:
             yield env.timeout(sum(more.values()))
         return len(answers), env.now - start
 
+    @property
+    def parallel(self) -> bool:
+        """k > 1 evaluators or overlap: the asynchronous loop of :mod:`tvbo.sim.parallel`."""
+        return self.options.evaluators > 1 or self.options.overlap
+
     def run(self) -> Recorder:
         """Simulate until the horizon; returns the filled recorder."""
+        if self.parallel:
+            from tvbo.sim.parallel import check_parallel, parallel_process
+
+            check_parallel(self.algorithm, self.options)
+            self.algorithm.configure_parallel(self.options.evaluators,
+                                              make_pending(self.options.pending))
         self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
                              clock=lambda: self.env.now)
         self._drain_fits(0, "setup", self.env.now)
-        process = self.env.process(self._process())
+        if self.parallel:
+            process = self.env.process(parallel_process(self))
+        else:
+            process = self.env.process(self._process())
         self.env.run(until=process)
         self._f_stars()
         return self.recorder

@@ -20,6 +20,15 @@ from tvbo.results.schema import (
     TIME_VARIABLES,
 )
 
+#: attributes of the parallel loop's per-iteration extras (tvbo.sim.parallel)
+_EXTRA_ATTRS: dict[str, tuple[str, str]] = {
+    "hidden_compute": ("s", "compute of this query (proposal + ingestion) done while an "
+                            "evaluator was busy: hidden behind evaluation"),
+    "pending_at_decide": ("1", "queries outstanding when this query was proposed"),
+    "evaluators_busy": ("1", "evaluators busy at this query's sample time (itself included)"),
+    "x_recommended": ("1", "recommendation current after this iteration"),
+    "t_recommended": ("s", "virtual time from which the recommendation is current"),
+}
 _SCALARS = ("t_decide", "t_query", "t_sample", "t_available", "t_ingested", "y", "f", "f_star")
 
 
@@ -38,10 +47,16 @@ class Recorder:
         self.expert_time: list[float] = []
         #: hyperparameter-fit records (flat dicts), stamped with iteration, call and time
         self.fits: list[dict[str, object]] = []
+        #: per-iteration extras of the parallel loop (hidden_compute, pending, ...)
+        self.extra: list[dict[str, float]] = []
+        #: (x, since) of the recommendation current after each iteration, when recorded
+        self.recommended: list[tuple[np.ndarray, float]] = []
 
     def add(self, *, x: np.ndarray, is_warmup: bool, dataset_size: int,
             compute: Mapping[str, float], state: Mapping[str, float], expert_queries: int = 0,
-            expert_time: float = 0.0, **scalars: float) -> None:
+            expert_time: float = 0.0, extra: Mapping[str, float] | None = None,
+            recommendation: tuple[np.ndarray, float] | None = None,
+            **scalars: float) -> None:
         for name in _SCALARS:
             self.columns[name].append(float(scalars[name]))
         self.x.append(np.asarray(x, float).copy())
@@ -51,6 +66,11 @@ class Recorder:
         self.state.append({k: float(v) for k, v in state.items()})
         self.expert_queries.append(int(expert_queries))
         self.expert_time.append(float(expert_time))
+        if extra is not None:
+            self.extra.append({k: float(v) for k, v in extra.items()})
+        if recommendation is not None:
+            self.recommended.append((np.asarray(recommendation[0], float).copy(),
+                                     float(recommendation[1])))
 
     def add_fits(self, records: list[dict[str, object]], *, iteration: int, call: str,
                  time: float) -> None:
@@ -84,6 +104,14 @@ class Recorder:
         if any(self.expert_queries):
             data["expert_queries"] = (("iteration",), np.asarray(self.expert_queries, np.int64))
             data["expert_time"] = (("iteration",), np.asarray(self.expert_time, float))
+        for key in sorted({k for e in self.extra for k in e}):
+            values = np.asarray([e.get(key, np.nan) for e in self.extra], float)
+            data[key] = (("iteration",), values)
+        if self.recommended:
+            data["x_recommended"] = (("iteration", "dim"), np.asarray(
+                [r[0] for r in self.recommended], float).reshape(n, self.d))
+            data["t_recommended"] = (("iteration",), np.asarray(
+                [r[1] for r in self.recommended], float))
         for key in sorted({k for s in self.state for k in s}):
             values = np.asarray([s.get(key, np.nan) for s in self.state], float)
             data[f"{STATE_PREFIX}{key}"] = (("iteration",), values)
@@ -94,6 +122,8 @@ class Recorder:
             if name.startswith(COMPUTE_PREFIX) and name != "compute_total":
                 ds[name].attrs.update(units="s", long_name=f"virtual compute time of phase "
                                       f"'{name[len(COMPUTE_PREFIX):]}'")
+            elif name in _EXTRA_ATTRS:
+                ds[name].attrs.update(zip(("units", "long_name"), _EXTRA_ATTRS[name], strict=True))
             elif name.startswith(STATE_PREFIX):
                 ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
         return ds
@@ -151,6 +181,29 @@ class Recorder:
                 ds[name].attrs.update(long_name=f"fit-health field '{name[len(FIT_PREFIX):]}'")
         return ds
 
+    def _current_regret(self, benchmark, grid: np.ndarray, f_star: np.ndarray) -> xr.Dataset:
+        """Regret of the recommendation current at each grid time (k evaluators vs one, fairly).
+
+        The recommendation after iteration i is current from ``t_recommended[i]`` until the next
+        one (iterations are in completion order, so these times never decrease). Before the first
+        there is none (NaN). ``f_star`` is refined where the recommendation beats it.
+        """
+        since = np.asarray([r[1] for r in self.recommended], float)
+        X = np.asarray([r[0] for r in self.recommended], float).reshape(-1, self.d)
+        idx = np.searchsorted(since, grid, side="right") - 1
+        f_rec = np.full(len(grid), np.nan)
+        f_star = np.array(f_star, float)
+        ok = idx >= 0
+        if ok.any():
+            f_rec[ok] = np.asarray(benchmark(X[idx[ok]], grid[ok]), float).reshape(-1)
+            for j in np.flatnonzero(ok & (f_rec > f_star)):
+                f_star[j] = benchmark.refine_f_star(grid[j], X[idx[j]])
+        ds = xr.Dataset({"f_current": (("time",), f_rec),
+                         "regret_current": (("time",), f_star - f_rec)}, coords={"time": grid})
+        ds["regret_current"].attrs.update(
+            long_name="regret of the recommendation current at each time", units="1")
+        return ds
+
     def time_dataset(self, benchmark, grid: np.ndarray) -> xr.Dataset:
         """Variables on the time grid: the configuration in force and its regret.
 
@@ -182,6 +235,8 @@ class Recorder:
             },
             coords={"time": grid},
         )
+        if self.recommended:
+            ds = ds.merge(self._current_regret(benchmark, grid, ds["f_star_grid"].values))
         ds["time"].attrs.update(units="s", long_name="virtual time")
         for name, (_, units, long_name) in TIME_VARIABLES.items():
             ds[name].attrs.update(units=units, long_name=long_name)

@@ -42,6 +42,28 @@ _INTERPRETER_BIN = shlex.quote(str(Path(sys.executable).parent))
 shell.prefix(f'set -euo pipefail; export PATH="$PATH":{_INTERPRETER_BIN}; ')
 
 
+def parallel_suffix(evaluators, overlap):
+    """The run file's suffix: '' for the sequential loop (today's names), else '_k<k>' plus 'o'
+    with overlap (e.g. seed0_speed1.0_k4o.nc)."""
+    if int(evaluators) == 1 and not overlap:
+        return ""
+    return f"_k{int(evaluators)}" + ("o" if overlap else "")
+
+
+PARALLEL = [parallel_suffix(k, o) for k in config["evaluators"] for o in config["overlap"]]
+
+
+def parallel_options(wildcards):
+    """`tvbo run` options of a run file's parallel suffix ('' -> none: today's command)."""
+    match = re.fullmatch(r"_k(\d+)(o?)", wildcards.par)
+    if match is None:
+        return ""
+    args = ["--evaluators", match.group(1), "--pending", config["pending"]]
+    if match.group(2):
+        args.append("--overlap")
+    return shlex.join(args)
+
+
 def speed_label(speed):
     """The speed as it appears in file names and on the tvbo command line ('1.0', '0.5', '10.0')."""
     return repr(float(speed))
@@ -66,13 +88,16 @@ wildcard_constraints:
     algorithm=_alternatives(config["algorithms"]),
     seed=r"\d+",
     speed=_alternatives(SPEEDS),
+    # may be empty (the sequential setting keeps today's names): a group, never an empty pattern
+    par=f"(?:{_alternatives(PARALLEL)})",
 
 
-RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc"
+RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc"
 
 
 def run_files(wildcards):
-    """Every run file of the campaign: one per (benchmark, algorithm, seed, speed)."""
+    """Every run file of the campaign: one per (benchmark, algorithm, seed, speed, evaluators,
+    overlap); the sequential setting keeps today's names."""
     return expand(
         RUN_PATTERN,
         campaign=wildcards.campaign,
@@ -80,6 +105,7 @@ def run_files(wildcards):
         algorithm=config["algorithms"],
         seed=config["seeds"],
         speed=SPEEDS,
+        par=PARALLEL,
     )
 
 
@@ -167,6 +193,8 @@ def simulate_options(wildcards):
         args += ["--expert-cost", repr(float(config["expert_cost"]))]
     if config["expert_noise_var"] is not None:
         args += ["--expert-noise-var", repr(float(config["expert_noise_var"]))]
+    if config["recommendation"] is not None:
+        args += ["--recommendation", config["recommendation"]]
     args += benchmark_configuration_args(wildcards.benchmark)
     for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
         args += ["--oracle-table", table]

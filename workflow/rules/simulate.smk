@@ -1,12 +1,13 @@
 # Simulation jobs. With runs_per_job: 1 (the default), one job per (benchmark, algorithm, seed,
-# speed): `tvbo run` writes the run file atomically, so an interrupted job never leaves a partial
-# result for Snakemake to trust. With runs_per_job: n > 1, the seeds of each (benchmark,
-# algorithm, speed) are grouped n at a time (seed_groups in common.smk) and one job per group
-# runs `tvbo run-many`, which writes each run file atomically as soon as its run ends, the same
-# file a single-run job writes; rule k (simulate_runs_<k>) owns the k-th group of seeds, so the
-# run files, their names and the merge are unchanged. An interrupted group job reruns its group.
-# A benchmark's shared oracle table (oracle.smk), if any, is an input and passed as
-# --oracle-table by simulate_options.
+# speed[, evaluators, overlap]): `tvbo run` writes the run file atomically, so an interrupted job
+# never leaves a partial result for Snakemake to trust. With runs_per_job: n > 1, the seeds of
+# each (benchmark, algorithm, speed[, evaluators, overlap]) are grouped n at a time (seed_groups
+# in common.smk) and one job per group runs `tvbo run-many`, which writes each run file
+# atomically as soon as its run ends, the same file a single-run job writes; rule k
+# (simulate_runs_<k>) owns the k-th group of seeds, so the run files, their names and the merge
+# are unchanged. An interrupted group job reruns its group. A benchmark's shared oracle table
+# (oracle.smk), if any, is an input and passed as --oracle-table by simulate_options. {par} is
+# the parallel-evaluators suffix of a run file ('' for the sequential loop; parallel_options).
 
 
 if config["runs_per_job"] == 1:
@@ -16,13 +17,16 @@ if config["runs_per_job"] == 1:
             data=benchmark_data_file,
             oracle=oracle_table_file,
         output:
-            run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc",
+            run="results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}{par}.nc",
         log:
-            "results/{campaign}/logs/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}.log",
+            "results/{campaign}/logs/simulate/{benchmark}/{algorithm}/"
+            "seed{seed}_speed{speed}{par}.log",
         benchmark:
-            "results/{campaign}/benchmarks/simulate/{benchmark}/{algorithm}/seed{seed}_speed{speed}.tsv"
+            "results/{campaign}/benchmarks/simulate/{benchmark}/{algorithm}/"
+            "seed{seed}_speed{speed}{par}.tsv"
         params:
             options=simulate_options,
+            parallel=parallel_options,
         threads: 1
         resources:
             runtime=60,
@@ -35,7 +39,7 @@ if config["runs_per_job"] == 1:
             "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads} "
             "tvbo run --benchmark {wildcards.benchmark:q} --algorithm {wildcards.algorithm:q} "
             "--seed {wildcards.seed} --speed {wildcards.speed} {params.options} "
-            "--out {output.run:q} 2> {log:q}"
+            "{params.parallel} --out {output.run:q} 2> {log:q}"
 
 else:
     for _index, _seeds in enumerate(seed_groups()):
@@ -50,12 +54,13 @@ else:
                 group_run_files(_seeds),
             log:
                 f"results/{{campaign}}/logs/simulate/{{benchmark}}/{{algorithm}}/"
-                f"{group_label(_seeds)}_speed{{speed}}.log",
+                f"{group_label(_seeds)}_speed{{speed}}{{par}}.log",
             benchmark:
                 f"results/{{campaign}}/benchmarks/simulate/{{benchmark}}/{{algorithm}}/"
-                f"{group_label(_seeds)}_speed{{speed}}.tsv"
+                f"{group_label(_seeds)}_speed{{speed}}{{par}}.tsv"
             params:
                 options=simulate_options,
+                parallel=parallel_options,
                 seeds=" ".join(str(s) for s in _seeds),
             threads: 1
             resources:
@@ -68,4 +73,5 @@ else:
                 "MKL_NUM_THREADS={threads} "
                 "tvbo run-many --benchmark {wildcards.benchmark:q} "
                 "--algorithm {wildcards.algorithm:q} --seeds {params.seeds} "
-                "--speed {wildcards.speed} {params.options} --out {output:q} 2> {log:q}"
+                "--speed {wildcards.speed} {params.options} {params.parallel} "
+                "--out {output:q} 2> {log:q}"
