@@ -29,7 +29,6 @@ normalised value as a faint dot behind.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -61,7 +60,7 @@ from tvbo.analysis.tables import (
     latex_text,
     summary_table,
 )
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
+from tvbo.results.campaign import run_configs
 
 #: what ``--paper`` accepts besides a paper key: the campaign's own (auto) or none (figure only)
 PAPER_CHOICES: tuple[str, ...] = ("auto", *PAPERS, "none")
@@ -87,24 +86,8 @@ def campaign_cost_tables(campaign: xr.Dataset) -> list[str]:
     it is a global attribute when every run has the same, else the per-run variable
     ``attr_config_json``. Runs that do not record a cost table (old files) are skipped.
     """
-    texts: list[str] = []
-    if "config_json" in campaign.attrs:
-        texts.append(str(campaign.attrs["config_json"]))
-    variable = ATTRIBUTE_PREFIX + "config_json"
-    if variable in campaign.data_vars:
-        values = campaign[variable].values
-        if PRESENT_VARIABLE in campaign.data_vars:
-            present = campaign[PRESENT_VARIABLE].transpose(*campaign[variable].dims).values == 1
-            values = values[present]
-        texts += [str(v) for v in np.ravel(values) if str(v)]
-    tables = set()
-    for text in texts:
-        try:
-            config = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(config, dict) and config.get("cost_table"):
-            tables.add(str(config["cost_table"]))
+    tables = {str(config["cost_table"]) for config in run_configs(campaign)
+              if config.get("cost_table")}
     return sorted(tables)
 
 

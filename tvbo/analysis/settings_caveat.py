@@ -25,7 +25,6 @@ them with :func:`paper_settings` and :func:`caveat_line` renders the one line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +34,7 @@ import xarray as xr
 
 from tvbo.analysis.published import check_paper
 from tvbo.benchmarks.tables import COST_TABLES
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
+from tvbo.results.campaign import PRESENT_VARIABLE, run_configs
 
 #: runs per published table (BOLT [A], [B] and W-DBO all average 10 runs)
 PAPER_SEEDS = 10
@@ -83,35 +82,12 @@ def _compute_label(model: str | None, profile: str | None, speed: float | None) 
     return label
 
 
-def _run_configs(campaign: xr.Dataset) -> list[dict[str, Any]]:
-    """The recorded configuration (``config_json``) of every present run."""
-    texts: list[str] = []
-    if "config_json" in campaign.attrs:
-        texts.append(str(campaign.attrs["config_json"]))
-    variable = ATTRIBUTE_PREFIX + "config_json"
-    if variable in campaign.data_vars:
-        values = campaign[variable].values
-        if PRESENT_VARIABLE in campaign.data_vars:
-            present = campaign[PRESENT_VARIABLE].transpose(*campaign[variable].dims).values == 1
-            values = values[present]
-        texts += [str(v) for v in np.ravel(values) if str(v)]
-    configs = []
-    for text in texts:
-        try:
-            config = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(config, dict):
-            configs.append(config)
-    return configs
-
-
 def campaign_settings(campaign: xr.Dataset, benchmarks: Iterable[str] | None = None) -> Settings:
     """The settings a merged campaign recorded (horizon, cost, compute per run; seed counts)."""
     wanted = None if benchmarks is None else {str(b) for b in benchmarks}
     out = Settings()
     computes = set()
-    for config in _run_configs(campaign):
+    for config in run_configs(campaign):
         bench = config.get("benchmark") or {}
         name = str(bench.get("name", ""))
         if wanted is not None and name not in wanted:

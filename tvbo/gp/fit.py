@@ -335,6 +335,31 @@ def _report(
     """
     hp = result.hyperparameters
     fitted = set(objective.names)
+    log_posterior = float(result.lml)
+    lml = log_posterior
+    if objective.prior is not None:
+        if math.isfinite(log_posterior):
+            log_prior, _ = objective.prior.log_density_and_grad(
+                objective.names, objective.to_theta(hp)
+            )
+            lml = log_posterior - log_prior
+    else:
+        log_posterior = math.nan
+    return _queue_record(
+        gp, result, mode=mode, source=source, fitted=list(objective.names),
+        flags=lambda name, value: (
+            at_bounds(value, getattr(bounds, name)) if name in fitted else (False, False)
+        ),
+        lml=lml, log_posterior=log_posterior,
+    )
+
+
+def _queue_record(gp: ExactGP, result: FitResult, *, mode: str, source: str,
+                  fitted: list[str], flags: Any, lml: float, log_posterior: float) -> FitResult:
+    """Build the flat fit-health record (fields: see :func:`_report`), queue it on ``gp.work``
+    and attach it and the bound flags to ``result``. ``flags(name, value) -> (at_lower,
+    at_upper)`` is the mode's notion of a bound. Records report no work."""
+    hp = result.hyperparameters
     lower, upper = [], []
     record: dict[str, object] = {
         "source": str(source),
@@ -347,7 +372,7 @@ def _report(
     for name in _HYPERPARAMETERS:
         value = getattr(hp, name)
         value = math.nan if value is None else float(value)
-        lo_hit, hi_hit = at_bounds(value, getattr(bounds, name)) if name in fitted else (0, 0)
+        lo_hit, hi_hit = flags(name, value)
         record[name] = value
         record[f"{name}_at_lower"] = int(lo_hit)
         record[f"{name}_at_upper"] = int(hi_hit)
@@ -355,19 +380,9 @@ def _report(
             lower.append(name)
         if hi_hit:
             upper.append(name)
-    log_posterior = float(result.lml)
-    lml = log_posterior
-    if objective.prior is not None:
-        if math.isfinite(log_posterior):
-            log_prior, _ = objective.prior.log_density_and_grad(
-                objective.names, objective.to_theta(hp)
-            )
-            lml = log_posterior - log_prior
-    else:
-        log_posterior = math.nan
     record["lml"] = lml
     record["log_posterior"] = log_posterior
-    record["fitted"] = ",".join(objective.names)
+    record["fitted"] = ",".join(fitted)
     record["time_unit"] = "s" if gp.kernel.has_time else ""
     gp.work.record_fit(record)
     result.at_lower, result.at_upper, result.record = tuple(lower), tuple(upper), record
@@ -384,45 +399,28 @@ def _report_mode(gp: ExactGP, result: FitResult, fit_mode: Any, *, source: str) 
     is the mode's maximised objective when the mode has no prior, else NaN, with the objective
     in ``log_posterior`` (recording prices no work, so no extra likelihood is computed).
     """
-    hp = result.hyperparameters
     names = parameter_names(gp.kernel, True)
     fitted = [n for n in names if fit_mode.spec(n).fixed is None]
     has_prior = any(fit_mode.spec(n).prior is not None for n in fitted)
-    lower, upper = [], []
-    record: dict[str, object] = {
-        "source": str(source),
-        "mode": str(fit_mode.name),
-        "n_data": int(gp.n),
-        "n_evals": int(result.n_evals),
-        "success": int(bool(result.success)),
-        "jitter_events": int(result.jitter_events),
-    }
-    for name in _HYPERPARAMETERS:
-        value = getattr(hp, name)
-        value = math.nan if value is None else float(value)
-        lo_hit = hi_hit = 0
-        if name in fitted:
-            spec = fit_mode.spec(name)
-            lo = spec.constraint.lower * spec.unit
-            hi = spec.constraint.upper * spec.unit
-            if spec.constraint.kind == "interval" and lo > 0:
-                lo_hit, hi_hit = at_bounds(value, (lo, hi))
-            elif lo > 0 and math.isfinite(value):
-                lo_hit = int(math.log(value) - math.log(lo) <= math.log1p(AT_BOUND_TOLERANCE))
-        record[name] = value
-        record[f"{name}_at_lower"] = int(lo_hit)
-        record[f"{name}_at_upper"] = int(hi_hit)
-        if lo_hit:
-            lower.append(name)
-        if hi_hit:
-            upper.append(name)
-    record["lml"] = math.nan if has_prior else float(result.lml)
-    record["log_posterior"] = float(result.lml) if has_prior else math.nan
-    record["fitted"] = ",".join(fitted)
-    record["time_unit"] = "s" if gp.kernel.has_time else ""
-    gp.work.record_fit(record)
-    result.at_lower, result.at_upper, result.record = tuple(lower), tuple(upper), record
-    return result
+
+    def flags(name: str, value: float) -> tuple[bool, bool]:
+        if name not in fitted:
+            return False, False
+        spec = fit_mode.spec(name)
+        lo = spec.constraint.lower * spec.unit
+        hi = spec.constraint.upper * spec.unit
+        if spec.constraint.kind == "interval" and lo > 0:
+            return at_bounds(value, (lo, hi))
+        if lo > 0 and math.isfinite(value) and value > 0:
+            return math.log(value) - math.log(lo) <= math.log1p(AT_BOUND_TOLERANCE), False
+        return False, False
+
+    objective = float(result.lml)
+    return _queue_record(
+        gp, result, mode=str(fit_mode.name), source=source, fitted=fitted, flags=flags,
+        lml=math.nan if has_prior else objective,
+        log_posterior=objective if has_prior else math.nan,
+    )
 
 
 def fit_hyperparameters(

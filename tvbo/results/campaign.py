@@ -359,3 +359,33 @@ def runs_table(ds: xr.Dataset) -> pd.DataFrame:
         if original is not None and frame[name].notna().all():
             frame[name] = frame[name].astype(original)
     return frame
+
+
+def run_configs(campaign: xr.Dataset) -> list[dict]:
+    """The recorded configuration (``config_json``) of every present run of a campaign.
+
+    A run records its configuration as the JSON attribute ``config_json``; in a merged campaign
+    it is a global attribute when every run has the same, else the per-run variable
+    ``attr_config_json`` (cells without a run are skipped). Unparsable texts are skipped.
+    """
+    import json
+
+    texts: list[str] = []
+    if "config_json" in campaign.attrs:
+        texts.append(str(campaign.attrs["config_json"]))
+    variable = ATTRIBUTE_PREFIX + "config_json"
+    if variable in campaign.data_vars:
+        values = campaign[variable].values
+        if PRESENT_VARIABLE in campaign.data_vars:
+            present = campaign[PRESENT_VARIABLE].transpose(*campaign[variable].dims).values == 1
+            values = values[present]
+        texts += [str(v) for v in np.ravel(values) if str(v)]
+    configs = []
+    for text in texts:
+        try:
+            config = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(config, dict):
+            configs.append(config)
+    return configs
