@@ -65,6 +65,7 @@ from tvbo.workflow_messages import on_start, on_success
 
 
 onstart:
+    check_slurm_available()  # cluster.smk: fail fast without SLURM, before any job
     on_start(config, workflow)
 
 

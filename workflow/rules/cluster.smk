@@ -18,19 +18,21 @@ localrules:
 # that runs after the DAG is built and before the first job is scheduled can see
 # `workflow.executor_plugin`. A dry run (-n) swaps in the `dryrun` executor and skips `onstart`,
 # so `snakemake -n --profile profiles/slurm` cannot detect a missing SLURM; the real run fails
-# before any job starts. (Only one `onstart` handler exists per workflow: add to this one.)
-onstart:
+# before any job starts. (Only one `onstart` handler exists per workflow: the Snakefile's calls
+# check_slurm_available() first.)
+def check_slurm_available():
+    """Called first by the Snakefile's only `onstart` handler (see above)."""
     import shutil
 
     from snakemake.exceptions import WorkflowError
 
-    _executor = workflow.executor_plugin
-    if _executor is not None and _executor.name == "slurm":
-        _missing = [c for c in ("sbatch", "squeue", "scancel") if shutil.which(c) is None]
-        if _missing:
+    executor = workflow.executor_plugin
+    if executor is not None and executor.name == "slurm":
+        missing = [c for c in ("sbatch", "squeue", "scancel") if shutil.which(c) is None]
+        if missing:
             raise WorkflowError(
                 "the slurm executor was requested but "
-                + ", ".join(f"`{c}`" for c in _missing)
-                + (" is" if len(_missing) == 1 else " are")
+                + ", ".join(f"`{c}`" for c in missing)
+                + (" is" if len(missing) == 1 else " are")
                 + " not on PATH: install SLURM or run locally with --cores N"
             )
