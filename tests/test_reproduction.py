@@ -369,23 +369,35 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
     lower = [[1, 0, 0, 0], [0, 0, nan, nan], [0, 0, 0, 0]]
     dims = ("benchmark", "algorithm", "seed", "speed", "fit")
     shape = (ds.sizes["benchmark"], ds.sizes["algorithm"], 3, 1, 4)
+    iteration = [[0, 1, 2, 3], [0, 1, nan, nan], [0, 1, 2, 3]]
+    noise = [[0.1, 0.1, 0.1, 0.1], [0.1, 0.1, nan, nan], [0.1, 0.1, 0.1, 0.1]]
+    b = list(ds["benchmark"].values).index("shekel")
+    a = list(ds["algorithm"].values).index("bolt")
     for name, values in (("fit_lengthscale_time", lengthscale),
                          ("fit_lengthscale_time_at_upper", upper),
-                         ("fit_noise_var_at_lower", lower)):
+                         ("fit_noise_var_at_lower", lower),
+                         ("fit_iteration", iteration),
+                         ("fit_noise_var", noise)):
         data = np.full(shape, nan)
-        b = list(ds["benchmark"].values).index("shekel")
-        a = list(ds["algorithm"].values).index("bolt")
         data[b, a, :, 0, :] = values
+        ds[name] = (dims, data)
+    # the string fields of a fit record, as the recorder writes them ("" where no fit)
+    for name, text in (("fit_fitted", "noise_var,lengthscale_time"),
+                       ("fit_source", "surrogate:gp"), ("fit_time_unit", "s")):
+        data = np.full(shape, "", dtype=object)
+        data[b, a, :, 0, :] = [[text if math.isfinite(v) else "" for v in row]
+                               for row in iteration]
         ds[name] = (dims, data)
     ds.to_netcdf(path)
     campaigns = Campaigns(load_spec(_spec(tmp_path)), results)
     lines = evaluate_evidence(Evidence("fit_health", "bolt_fake", {}), campaigns,
                               ["shekel"], ["bolt"])
     # fits with a value: 4 + 2 + 4 = 10; at a bound: seed 0 fits 0 and 3, seed 2 fits 0-2 -> 5
+    # (the shares come from tvbo.analysis.fit_health.fit_health_table: one definition)
     assert lines == [
-        "fit_health (bolt_fake): bolt: 5 of 10 fits (50 %) with a hyperparameter at a bound "
-        "(lengthscale_time_at_upper: 4, noise_var_at_lower: 1) 1 of 3 runs end with l_T > "
-        "horizon (60 s)"
+        "fit_health (bolt_fake): bolt: 5 of 10 hyperparameter fits (50 %) with a "
+        "hyperparameter at a bound (lengthscale_time at upper 40 %, noise_var at lower 10 %); "
+        "1 of 3 runs end with l_T above the horizon"
     ]
 
 

@@ -290,40 +290,41 @@ def _lengthscale_over_horizon(sub: xr.Dataset, variable: str) -> tuple[int, int,
 def _evidence_fit_health(
     ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str], algorithms: Sequence[str]
 ) -> list[str]:
+    """Fit health of the selected runs, from :func:`tvbo.analysis.fit_health.fit_health_table`
+    (the one definition of a fit at a bound; hyperparameter fits only, not BOLT's R(n) model)."""
     flags, lengthscale = _fit_variables(ds)
     if not flags and lengthscale is None:
         return ["fit records absent in these runs (no fit_* variables in the run files)"]
+    from tvbo.analysis.fit_health import PARAMETERS, fit_health_table
+
     ds, absent = select_runs(at_reference_speed(ds), ev.params.get("benchmarks") or benchmarks,
                              ev.params.get("algorithms") or algorithms)
     lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
+    table = fit_health_table(ds)
     for algorithm in map(str, ds["algorithm"].values):
-        sub = ds.sel(algorithm=[algorithm])
-        parts = []
-        if flags:
-            stacked = np.stack([sub[f].values.astype(float) for f in flags])
-            known = np.isfinite(stacked).any(axis=0)
-            hits = np.nan_to_num(stacked) > 0
-            at_bound = hits.any(axis=0) & known
-            total = int(known.sum())
-            if total:
-                parts.append(
-                    f"{int(at_bound.sum())} of {total} fits "
-                    f"({100 * at_bound.sum() / total:.0f} %) with a hyperparameter at a bound"
-                )
-                per = [
-                    f"{f.removeprefix('fit_')}: {int(h.sum())}"
-                    for f, h in zip(flags, hits, strict=True)
-                    if h.any()
-                ]
-                if per:
-                    parts.append("(" + ", ".join(per) + ")")
-        if lengthscale is not None:
-            over, runs, horizons = _lengthscale_over_horizon(sub, lengthscale)
-            if runs:
-                parts.append(
-                    f"{over} of {runs} runs end with l_T > horizon ({', '.join(horizons)} s)"
-                )
-        lines.append(f"{display_name(algorithm)}: " + (" ".join(parts) or "no fit recorded"))
+        rows = table[table["algorithm"] == algorithm]
+        fits = int(rows["fits"].sum()) if len(rows) else 0
+        if not fits:
+            lines.append(f"{display_name(algorithm)}: no hyperparameter fit recorded")
+            continue
+        at_bound = float((rows["share_any_at_bound"].fillna(0) * rows["fits"]).sum())
+        parts = [f"{at_bound:.0f} of {fits} hyperparameter fits ({100 * at_bound / fits:.0f} %) "
+                 "with a hyperparameter at a bound"]
+        per = []
+        for name in PARAMETERS:
+            for side in ("lower", "upper"):
+                column = f"share_{name}_at_{side}"
+                if column in rows and (rows[column].fillna(0) > 0).any():
+                    share = float((rows[column].fillna(0) * rows["fits"]).sum()) / fits
+                    per.append(f"{name} at {side} {100 * share:.0f} %")
+        if per:
+            parts.append("(" + ", ".join(per) + ")")
+        column = "share_runs_final_lT_above_horizon"
+        if column in rows and rows[column].notna().any():
+            over = float((rows[column].fillna(0) * rows["runs"]).sum())
+            parts[-1] += (f"; {over:.0f} of {int(rows['runs'].sum())} runs end with l_T above "
+                          "the horizon")
+        lines.append(f"{display_name(algorithm)}: " + " ".join(parts))
     return lines
 
 

@@ -545,7 +545,7 @@ def to_latex(
 
 #: the papers' normalised regret, as every caption states it
 NORMALISED_DEFINITION = (
-    f"{OVERALL_LABEL}: the papers' normalised regret (BOLT [A] and [B], §5; spec_bolt §9.3): "
+    f"{OVERALL_LABEL}: the papers' normalised regret (BOLT [A] and [B], §5): "
     "per benchmark the best algorithm gets 0 and the worst 1, N = (mean − min) / (max − min) "
     "of the algorithms' mean regrets, then N is averaged over the benchmarks (± standard error "
     "over benchmarks)"
