@@ -169,14 +169,7 @@ def best_and_overlapping(
     missing s.e. (one seed, or a paper that printed none) counts as 0: a point interval. Cells
     with a NaN mean are neither.
     """
-    ci = _check_ci(ci)
-    means = np.asarray(means, dtype=float)
-    ses = np.nan_to_num(np.asarray(ses, dtype=float), nan=0.0)
-    if means.shape != ses.shape or means.ndim != 1:
-        raise ValueError(
-            f"means and ses must be 1-d and of equal length, got {means.shape} and {ses.shape}"
-        )
-    finite = np.isfinite(means)
+    ci, means, ses, finite = _row(means, ses, ci)
     best = np.zeros(means.shape, dtype=bool)
     overlaps = np.zeros(means.shape, dtype=bool)
     if not finite.any():
@@ -186,6 +179,19 @@ def best_and_overlapping(
     overlaps = finite & ~best & (means - ci * ses < best_upper)
     return best, overlaps
 
+
+
+def _row(means: Sequence[float], ses: Sequence[float], ci: float
+         ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """A table row's ``(ci, means, ses, finite)``, checked: 1-d, equal lengths, s.e. NaN -> 0."""
+    ci = _check_ci(ci)
+    means = np.asarray(means, dtype=float)
+    ses = np.nan_to_num(np.asarray(ses, dtype=float), nan=0.0)
+    if means.shape != ses.shape or means.ndim != 1:
+        raise ValueError(
+            f"means and ses must be 1-d and of equal length, got {means.shape} and {ses.shape}"
+        )
+    return ci, means, ses, np.isfinite(means)
 
 
 def separated_best(
@@ -204,14 +210,7 @@ def separated_best(
     the lowest mean often is not one. Missing s.e. (one seed) counts as 0; NaN means are never
     marked; a row with fewer than two finite cells is not marked (nothing to compare).
     """
-    ci = _check_ci(ci)
-    means = np.asarray(means, dtype=float)
-    ses = np.nan_to_num(np.asarray(ses, dtype=float), nan=0.0)
-    if means.shape != ses.shape or means.ndim != 1:
-        raise ValueError(
-            f"means and ses must be 1-d and of equal length, got {means.shape} and {ses.shape}"
-        )
-    finite = np.isfinite(means)
+    ci, means, ses, finite = _row(means, ses, ci)
     bold = np.zeros(means.shape, dtype=bool)
     tied = np.zeros(means.shape, dtype=bool)
     if finite.sum() < 2:
