@@ -39,26 +39,8 @@ from pathlib import Path
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-DATA_FILES = {
-    "temperature": "intel/intel_*.nc",
-    "temperature-sensors": "intel/intel_*.nc",
-    "ozone": "ozone/ozone_*.nc",
-    "ozone-sensors": "ozone/ozone_*.nc",
-}
-
-
-def _data_path(benchmark: str, data_dir: Path) -> str | None:
-    pattern = DATA_FILES.get(benchmark)
-    if pattern is None:
-        return None
-    found = sorted(data_dir.glob(pattern))
-    if not found:
-        raise SystemExit(
-            f"{benchmark} needs a prepared data file {data_dir / pattern}: run the workflow's data "
-            "rules first (e.g. snakemake --configfile config/realdata_offline.yaml data) or pass "
-            "--data-dir"
-        )
-    return str(found[0])
+# the real-data file lookup is the campaign benchmark's (same folder: run as a script)
+from throughput import _data_path  # noqa: E402
 
 
 def one(job: dict) -> dict:

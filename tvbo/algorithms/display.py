@@ -81,6 +81,13 @@ _BOLT_SAFEGUARDS = {"surrogate.prior": (None, {})}
 _BOLT_NOTE = "W-DBO's weak log-normal hyperparameter priors (MAP-II)"
 #: W-DBO's public code (which BOLT builds on) fits with GPyTorch's Adam (tvbo.gp.fit_modes)
 _PUBLIC_FIT = "gpytorch-adam"
+#: every W-DBO / BOLT preset shares its family's metadata; the variant comes from its options
+_WDBO_INFO: dict[str, Any] = {
+    "safeguards": _WDBO_SAFEGUARDS, "robust_note": _WDBO_NOTE, "paper_fit": _PUBLIC_FIT,
+}
+_BOLT_INFO: dict[str, Any] = {
+    "safeguards": _BOLT_SAFEGUARDS, "robust_note": _BOLT_NOTE, "paper_fit": _PUBLIC_FIT,
+}
 
 ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "gp-ucb": AlgorithmInfo("GP-UCB"),
@@ -91,26 +98,14 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "sw-gp-ucb": AlgorithmInfo("SW-GP-UCB"),
     "w-gp-ucb": AlgorithmInfo("W-GP-UCB"),
     "abo": AlgorithmInfo("ABO"),
-    "w-dbo": AlgorithmInfo("W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE,
-                           paper_fit=_PUBLIC_FIT),
-    "w-dbo-reference": AlgorithmInfo(
-        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE, paper_fit=_PUBLIC_FIT
-    ),
-    "w-dbo-paper": AlgorithmInfo(
-        "W-DBO", safeguards=_WDBO_SAFEGUARDS, robust_note=_WDBO_NOTE, paper_fit=_PUBLIC_FIT
-    ),
-    "bolt": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
-                          paper_fit=_PUBLIC_FIT),
-    "bolt-reference": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
-                                    paper_fit=_PUBLIC_FIT),
-    "bolt-paper": AlgorithmInfo("BOLT", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE,
-                                paper_fit=_PUBLIC_FIT),
-    "bolt-icml": AlgorithmInfo(
-        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE, paper_fit=_PUBLIC_FIT
-    ),
-    "bolt-icml-paper": AlgorithmInfo(
-        "BOLT-ICML", safeguards=_BOLT_SAFEGUARDS, robust_note=_BOLT_NOTE, paper_fit=_PUBLIC_FIT
-    ),
+    "w-dbo": AlgorithmInfo("W-DBO", **_WDBO_INFO),
+    "w-dbo-reference": AlgorithmInfo("W-DBO", **_WDBO_INFO),
+    "w-dbo-paper": AlgorithmInfo("W-DBO", **_WDBO_INFO),
+    "bolt": AlgorithmInfo("BOLT", **_BOLT_INFO),
+    "bolt-reference": AlgorithmInfo("BOLT", **_BOLT_INFO),
+    "bolt-paper": AlgorithmInfo("BOLT", **_BOLT_INFO),
+    "bolt-icml": AlgorithmInfo("BOLT-ICML", **_BOLT_INFO),
+    "bolt-icml-paper": AlgorithmInfo("BOLT-ICML", **_BOLT_INFO),
     # the cold start is tvbo's fix for a fit trapped in the "all noise" optimum (sparq.py)
     "sparq-gp-ucb": AlgorithmInfo(
         "SparQ-GP-UCB",
