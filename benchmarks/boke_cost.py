@@ -20,7 +20,7 @@ import numpy as np
 
 from tvbo.algorithms import ProblemInfo, make
 from tvbo.sim.profiles import load_profile
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 def objective(X: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 
 from tvbo.algorithms import ProblemInfo, make
 from tvbo.analysis.nstar import cubic_response_time, nstar, temporal_correlation
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 PHASES = ("acquisition", "append", "fit", "clean")
 

@@ -17,7 +17,7 @@ from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 def _gp(time_kernel: str = "matern32", n: int = 9, d: int = 2, seed: int = 0) -> ExactGP:

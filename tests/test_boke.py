@@ -16,7 +16,7 @@ from tvbo.algorithms.boke import (
     scott_factor,
     silverman_factor,
 )
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 def _data(n=12, d=2, seed=0):

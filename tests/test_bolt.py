@@ -10,7 +10,7 @@ import tvbo
 from tvbo.algorithms import ProblemInfo, make
 from tvbo.algorithms.bolt import BoltNStar, fit_response_time
 from tvbo.analysis.nstar import cubic_response_time, nstar, temporal_correlation
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 FIXED_LT = {"surrogate": {"bounds": {"lengthscale_time": [30.0, 30.0]}}}
 FAST_ACQ = {"acquisition": {"n_restarts": 2, "raw_samples": 64}}

@@ -30,7 +30,7 @@ from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKern
 from tvbo.results.campaign import merge_runs
 from tvbo.results.io import write_run
 from tvbo.sim.recorder import Recorder
-from tvbo.sim.work import NullWorkCounter, WorkCounter
+from tvbo.work import NullWorkCounter, WorkCounter
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from scipy.stats import multivariate_normal
 
 from tvbo.gp.exact import JITTER_START, ExactGP, JitterError, cholesky_with_jitter
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 HP = Hyperparameters(signal_var=1.3, lengthscale_space=0.35, lengthscale_time=60.0, noise_var=0.02)
 HP_SPACE = Hyperparameters(0.8, lengthscale_space=0.25, lengthscale_time=None, noise_var=0.05)

@@ -13,7 +13,7 @@ from tvbo.gp.fit import (
     parameter_names,
 )
 from tvbo.gp.kernels import CORRELATIONS, HyperparameterBounds, Hyperparameters, SeparableKernel
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 def dense_lml(kern: SeparableKernel, hp: Hyperparameters, gp: ExactGP) -> float:

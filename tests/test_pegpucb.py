@@ -13,7 +13,7 @@ from tvbo.algorithms import ProblemInfo, make, names
 from tvbo.algorithms import pegpucb as pe
 from tvbo.benchmarks import make as make_benchmark
 from tvbo.benchmarks.hills import TRUE_PRIOR, AlternatingSearchSpace, HillsShape, hills_priors
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 assert pe.register_algorithms() == []  # registered when the package was imported
 

@@ -17,7 +17,7 @@ from tvbo.gp.relevance import (
     relevance_bruteforce,
     relevance_terms,
 )
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 PAIRS = list(itertools.product(SUPPORTED, SUPPORTED))
 

@@ -22,7 +22,7 @@ from tvbo.algorithms.resets import (
 from tvbo.sim.compute import CountedModel
 from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.sim.profiles import HardwareProfile
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 CHEAP_UCB = {"kind": "ucb", "n_restarts": 2, "raw_samples": 64}
 

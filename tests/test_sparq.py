@@ -25,7 +25,7 @@ from tvbo.algorithms.sparq import (
 )
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 assert sparq.register_algorithms() == []  # registered when the package was imported
 

@@ -17,7 +17,7 @@ from tvbo.algorithms.tvgp import (
     eps_to_lengthscale,
     lengthscale_to_eps,
 )
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 CHEAP_UCB = {"kind": "ucb", "n_restarts": 2, "raw_samples": 64}
 

@@ -12,7 +12,7 @@ from tvbo.algorithms import ProblemInfo, make
 from tvbo.algorithms.wdbo import W2Relevance, WDBOBudget, spatiotemporal_gp
 from tvbo.gp.kernels import Correlation, Hyperparameters
 from tvbo.gp.relevance import relevance_bruteforce
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 FAST_ACQ = {"acquisition": {"n_restarts": 2, "raw_samples": 64}}
 L_T = 5.0

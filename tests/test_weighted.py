@@ -17,7 +17,7 @@ from tvbo.algorithms.weighted import (
 )
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 class CosineFeatures:

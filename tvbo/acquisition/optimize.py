@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from tvbo.qmc import sobol
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 #: a batched acquisition: X (m, d) -> values (m,), gradients (m, d) (None when grad=False)
 BatchedAcquisition = Callable[[np.ndarray, bool], tuple[np.ndarray, np.ndarray | None]]

@@ -33,7 +33,7 @@ from tvbo.algorithms.components import (
 )
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import ExactGP, Prediction, flops_matmul, flops_trisolve
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from tvbo.acquisition.pending import PendingStrategy
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ from scipy.optimize import minimize
 from tvbo.algorithms.components import Acquisition, Surrogate, register_component
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 KERNELS: tuple[str, ...] = ("gaussian", "epanechnikov", "uniform")
 BANDWIDTH_RULES: tuple[str, ...] = ("scott", "silverman")

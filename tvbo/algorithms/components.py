@@ -37,7 +37,7 @@ from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm

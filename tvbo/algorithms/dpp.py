@@ -21,7 +21,7 @@ Every determinant ratio is computed in O(M^2) from ``A = K_ZZ^{-1}``: with ``b =
 
 because ``1 / A_ii`` is the Schur complement of ``K_{Z\\i}`` in ``K_ZZ`` and ``K_{Z\\i}^{-1} =
 A_{-i,-i} - A_{-i,i} A_{i,-i} / A_ii``. ``A`` is recomputed (O(M^3)) only on acceptance.
-Work is reported to a :class:`~tvbo.sim.work.WorkCounter` (flops, steps, calls).
+Work is reported to a :class:`~tvbo.work.WorkCounter` (flops, steps, calls).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvbo.sim.work import NullWorkCounter, WorkCounter
+from tvbo.work import NullWorkCounter, WorkCounter
 
 #: relative jitter added to the diagonal of K_ZZ before inversion (duplicates make it singular)
 _JITTER = 1e-10

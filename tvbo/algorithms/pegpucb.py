@@ -71,7 +71,7 @@ from tvbo.algorithms.base import Algorithm
 from tvbo.benchmarks.hills import AlternatingSearchSpace, HillsShape, hills_priors
 from tvbo.gp.kernels import correlation
 from tvbo.qmc import sobol
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 _LOG_2PI = math.log(2.0 * math.pi)
 PRIOR_KEYS: tuple[str, ...] = (

@@ -37,7 +37,7 @@ from tvbo.gp.exact import (
 )
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 NAME = "sparq-gp-ucb"
 AGE_UNITS: tuple[str, ...] = ("step", "time")

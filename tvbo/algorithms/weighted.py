@@ -40,7 +40,7 @@ from tvbo.gp.exact import (
 )
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm
@@ -98,7 +98,7 @@ class WeightedKernelRegression:
     then batched predictions of ``mu``, the paper's ``sigma~^2`` and their x-gradients:
     ``d mu = (dk)^T A^{-1} y`` and ``d sigma~^2 = -(2/lambda) (dk)^T [a - lambda A^{-1} D a]``
     with ``D = I - W^{-1}`` (the prior variance is constant for a stationary kernel).
-    Work is reported to ``work`` with the textbook counts of ``tvbo/sim/work.py``.
+    Work is reported to ``work`` with the textbook counts of ``tvbo/work.py``.
     """
 
     def __init__(

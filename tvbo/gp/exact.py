@@ -11,8 +11,8 @@ Outputs are standardised over the *current* data (``(y - mean) / std``), so ever
 changes the standardised targets; that only needs ``alpha = Delta^{-1} y_std`` again (O(n^2)).
 Hyperparameters are in standardised units; predictions come back in original units.
 
-Every routine reports its work to a :class:`~tvbo.sim.work.WorkCounter` with the textbook counts
-of ``tvbo/sim/work.py``, as deterministic functions of the sizes involved; the ``counted`` compute
+Every routine reports its work to a :class:`~tvbo.work.WorkCounter` with the textbook counts
+of ``tvbo/work.py``, as deterministic functions of the sizes involved; the ``counted`` compute
 model turns those counts into virtual seconds.
 """
 
@@ -26,7 +26,7 @@ from scipy.linalg import cho_solve
 from scipy.linalg.lapack import dpotrf, dpotri, dtrtrs
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 #: First jitter, relative to ``signal_var + noise_var``; multiplied by 10 at each escalation.
 JITTER_START = 1e-10
@@ -40,7 +40,7 @@ PIVOT_RTOL = 1e-12
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-# -- textbook flop counts (tvbo/sim/work.py) ----------------------------------------------------
+# -- textbook flop counts (tvbo/work.py) ----------------------------------------------------
 def flops_cholesky(n: int) -> float:
     return n**3 / 3.0
 

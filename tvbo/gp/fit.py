@@ -52,7 +52,7 @@ from tvbo.gp.kernels import (
     space_distances,
     time_distances,
 )
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 _LOG_2PI = math.log(2.0 * math.pi)
 

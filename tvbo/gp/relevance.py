@@ -42,7 +42,7 @@ from tvbo.gp.convolutions import (
     space_convolution_r,
     time_convolution,
 )
-from tvbo.sim.work import WorkCounter
+from tvbo.work import WorkCounter
 
 #: Integration domains for the space factor of :func:`relevance_bruteforce`.
 DOMAINS: tuple[str, ...] = ("R^d", "box")

@@ -21,7 +21,7 @@ from scipy.optimize import nnls
 
 from tvbo.sim.profiles import HardwareProfile
 from tvbo.sim.threads import blas_threads
-from tvbo.sim.work import WORK_KINDS, WorkCounter
+from tvbo.work import WORK_KINDS, WorkCounter
 
 
 def _measure(op: Callable[[], None], work: WorkCounter, repeats: int) -> tuple[float, dict]:

@@ -3,7 +3,7 @@
 The engine asks a model for the duration of every phase of every iteration. Three models:
 
 ``counted`` (default)
-    deterministic: the phase's *work counts* (see :mod:`tvbo.sim.work`) times the coefficients of
+    deterministic: the phase's *work counts* (see :mod:`tvbo.work`) times the coefficients of
     a hardware profile. The same seed gives bit-identical runs on any machine.
 ``measured``
     the CPU (thread) time the phase really took on this machine. Realistic, not reproducible.

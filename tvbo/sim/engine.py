@@ -19,7 +19,7 @@ Time semantics of iteration k (DESIGN.md, "Time semantics"):
 5. The response time is ``R[k] = t_decide[k+1] - t_decide[k] = t_ingested[k] - t_decide[k]``.
 
 Fit health: after every algorithm call the engine drains the hyperparameter-fit records that
-the call queued on the work counter (:meth:`~tvbo.sim.work.WorkCounter.drain_fits`) into the
+the call queued on the work counter (:meth:`~tvbo.work.WorkCounter.drain_fits`) into the
 recorder, stamped with the iteration, the call and the virtual time at which the call began
 (run-file dimension ``fit``). Recording prices nothing: virtual times are unchanged.
 
@@ -42,7 +42,7 @@ from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
 from tvbo.sim.compute import ComputeModel
 from tvbo.sim.recorder import Recorder
-from tvbo.sim.work import STANDARD_PHASES, WorkCounter
+from tvbo.work import STANDARD_PHASES, WorkCounter
 
 STAMPS: tuple[str, ...] = ("sample", "decide")
 #: the recommendation whose regret is recorded on the time grid (``regret_current``); None = none

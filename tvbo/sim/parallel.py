@@ -48,7 +48,7 @@ import numpy as np
 from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, Query
 from tvbo.results.labels import parallel_label, parse_label
-from tvbo.sim.work import STANDARD_PHASES
+from tvbo.work import STANDARD_PHASES
 
 __all__ = ["check_parallel", "parallel_label", "parallel_process", "parse_label"]
 

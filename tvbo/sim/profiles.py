@@ -5,7 +5,7 @@ A profile is a small YAML file users can share::
     name: reference-2core
     description: tvbo's own numerics on the CI machine (2 cores), fitted by `tvbo calibrate`
     machine: {...}                 # free-form facts about where it was measured
-    coefficients:                  # seconds per unit of work (see tvbo.sim.work.WORK_KINDS)
+    coefficients:                  # seconds per unit of work (see tvbo.work.WORK_KINDS)
       flop: 1.1e-10
       kernel: 9.0e-9
       call: 2.5e-5
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from tvbo.sim.work import WORK_KINDS
+from tvbo.work import WORK_KINDS
 
 #: the profile used when none is named
 DEFAULT_PROFILE = "reference-2core"
