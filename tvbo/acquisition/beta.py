@@ -9,9 +9,73 @@ Thm. 2) is offered for study; it is far more exploratory in practice.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 BETA_SCHEDULES: tuple[str, ...] = ("wdbo", "constant", "srinivas", "log")
+
+
+@dataclass(frozen=True)
+class BetaRule:
+    """A paper's exploration rule, registered by name with its citation (one small function).
+
+    ``function(**quantities)`` returns beta (or sqrt(beta): ``returns`` says which, since the
+    papers state either); the quantities are the rule's own (d, n, k, delta, |X|, a log det...).
+    """
+
+    name: str
+    function: Callable[..., float]
+    citation: str
+    returns: str = "beta"  # "beta" or "root_beta"
+
+    def __call__(self, **quantities: float) -> float:
+        return float(self.function(**quantities))
+
+
+#: every named beta rule of the package: the generic schedules below and each paper's own rule
+BETA_RULES: dict[str, BetaRule] = {}
+
+
+def register_beta(name: str, *, citation: str, returns: str = "beta"):
+    """Decorator: register ``function`` as the beta rule ``name`` (names are unique)."""
+    if returns not in ("beta", "root_beta"):
+        raise ValueError(f"returns must be 'beta' or 'root_beta', got {returns!r}")
+
+    def decorate(function: Callable[..., float]) -> Callable[..., float]:
+        if name in BETA_RULES:
+            raise ValueError(f"beta rule {name!r} is registered twice")
+        BETA_RULES[name] = BetaRule(name, function, citation, returns)
+        return function
+
+    return decorate
+
+
+def beta_rule(name: str) -> BetaRule:
+    """The registered rule ``name``; an unknown name lists the valid ones."""
+    try:
+        return BETA_RULES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown beta rule {name!r}; valid: {', '.join(sorted(BETA_RULES))}"
+        ) from None
+
+
+@register_beta("wdbo", citation="W-DBO public code (Bardou, Thiran & Ranieri 2024): 0.2 d log(2n)")
+def wdbo_beta(*, d: int, n: int, scale: float = 0.2) -> float:
+    return scale * d * math.log(2 * max(n, 1))
+
+
+@register_beta("log", citation="Bogunovic, Scarlett & Cevher (2016), Sec. 5: c1 log(c2 k)")
+def log_beta(*, k: int, c1: float = 0.8, c2: float = 4.0, floor: float = 1e-3) -> float:
+    return max(floor, c1 * math.log(c2 * max(k, 1)))
+
+
+@register_beta("srinivas", citation="Srinivas et al. (2012), Theorem 2 (a = b = r = 1)")
+def srinivas_beta(*, d: int, k: int, delta: float = 0.1) -> float:
+    k = max(k, 1)
+    return 2 * math.log(k**2 * 2 * math.pi**2 / (3 * delta)) + 2 * d * math.log(
+        k**2 * d * math.sqrt(math.log(4 * d / delta))
+    )
 
 
 @dataclass(frozen=True)
@@ -50,13 +114,10 @@ class BetaSchedule:
         if self.kind == "constant":
             return self.value
         if self.kind == "wdbo":
-            return self.scale * d * math.log(2 * max(n, 1))
+            return wdbo_beta(d=d, n=n, scale=self.scale)
         if self.kind == "log":
-            return max(self.floor, self.c1 * math.log(self.c2 * max(k, 1)))
-        k = max(k, 1)
-        return 2 * math.log(k**2 * 2 * math.pi**2 / (3 * self.delta)) + 2 * d * math.log(
-            k**2 * d * math.sqrt(math.log(4 * d / self.delta))
-        )
+            return log_beta(k=k, c1=self.c1, c2=self.c2, floor=self.floor)
+        return srinivas_beta(d=d, k=k, delta=self.delta)
 
 
 def make_beta(spec: str | float | dict | BetaSchedule | None) -> BetaSchedule:
