@@ -425,3 +425,38 @@ def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> 
     config.write_text(yaml.safe_dump(grid))
     spec = load_spec(path)
     assert spec.tables[0].aliases == {"w-dbo": "w-dbo-reference"}
+
+
+def test_setting_evidence_puts_the_reference_campaign_beside_the_changed_setting(
+    tmp_path: Path,
+) -> None:
+    """``setting``: the same algorithms in a campaign that changes one open setting, each cell
+    beside the reference campaign's, with the order of the algorithms under both."""
+    from tvbo.analysis.reproduction import Campaigns
+    from tvbo.analysis.reproduction_evidence import evaluate_evidence
+    from tvbo.analysis.reproduction_spec import Evidence
+
+    results = tmp_path / "results"
+    _table_campaign(results)  # reference: shekel gp-ucb 2.0 < r-gp-ucb 2.5 < bolt 3.0
+    # se = 0.03 / sqrt(3) = 0.017 -> "0.02"
+    # the changed setting reverses bolt and gp-ucb on shekel: bolt 1.0, gp-ucb 4.0
+    _campaign(results / "claims_fake" / "campaign.nc",
+              [_run("shekel", a, seed, m + (seed - 1) * 0.03)
+               for a, m in (("gp-ucb", 4.0), ("bolt", 1.0)) for seed in (0, 1, 2)])
+    campaigns = Campaigns(load_spec(_spec(tmp_path)), results)
+    ev = Evidence("setting", "claims_fake", {"reference": "bolt_fake", "setting": "time in [0, 1]"})
+    lines = evaluate_evidence(ev, campaigns, ["shekel"], ["gp-ucb", "bolt"])
+    assert lines[0] == (
+        "setting (claims_fake): shekel, average regret with time in [0, 1]: gp-ucb 4.00 ± 0.02 "
+        "(n = 3) [bolt_fake: 2.00 ± 0.02 (n = 3)]; bolt 1.00 ± 0.02 (n = 3) "
+        "[bolt_fake: 3.00 ± 0.02 (n = 3)]"
+    )
+    assert lines[1] == "setting (claims_fake): shekel, order with time in [0, 1]: bolt < gp-ucb"
+    assert lines[2] == "setting (claims_fake): shekel, order with bolt_fake: gp-ucb < bolt"
+
+
+def test_setting_evidence_needs_a_known_reference_campaign(tmp_path: Path) -> None:
+    edit = {"explanations.0.evidence": [{"kind": "setting", "campaign": "bolt_fake",
+                                         "reference": "nope"}]}
+    with pytest.raises(ValueError, match="nope.*valid.*bolt_fake"):
+        load_spec(_spec(tmp_path, **edit))

@@ -371,6 +371,44 @@ def _evidence_state(
     return lines
 
 
+def _evidence_setting(
+    ds: xr.Dataset, reference: xr.Dataset | None, ev: Evidence, benchmarks: Sequence[str],
+    algorithms: Sequence[str], reference_name: str,
+) -> list[str]:
+    """The same algorithms under another setting: per algorithm, the reference campaign's cell
+    beside this campaign's, and the order of the algorithms under each."""
+    metric = ev.params.get("metric", METRIC)
+    names = ev.params.get("benchmarks") or list(benchmarks)
+    wanted = ev.params.get("algorithms") or list(algorithms)
+    alt, absent = select_runs(at_reference_speed(ds), names, wanted)
+    lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
+    alt_table = _tables.summary_table(alt, metric)
+    ref_table = None
+    if reference is not None:
+        ref, _ = select_runs(at_reference_speed(reference), names, wanted)
+        ref_table = _tables.summary_table(ref, metric)
+    setting = ev.params.get("setting", "this campaign's setting")
+    for benchmark in names:
+        present = [a for a in wanted if a not in absent]
+        cells, alt_means, ref_means = [], {}, {}
+        for algorithm in present:
+            m, se, n = cell_stat(alt_table, benchmark, algorithm)
+            alt_means[algorithm] = m
+            text = f"{display_name(algorithm)} {fmt(m, se)} (n = {n})"
+            if ref_table is not None:
+                rm, rse, rn = cell_stat(ref_table, benchmark, algorithm)
+                ref_means[algorithm] = rm
+                text += f" [{reference_name}: {fmt(rm, rse)} (n = {rn})]"
+            cells.append(text)
+        lines.append(f"{benchmark}, {metric.replace('_', ' ')} with {setting}: " + "; ".join(cells))
+        for label, means in ((setting, alt_means), (reference_name, ref_means)):
+            finite = {a: v for a, v in means.items() if math.isfinite(v)}
+            if finite:
+                order = " < ".join(display_name(a) for a in sorted(finite, key=finite.get))
+                lines.append(f"{benchmark}, order with {label}: {order}")
+    return lines
+
+
 def evaluate_evidence(
     ev: Evidence, campaigns: Campaigns, benchmarks: Sequence[str], algorithms: Sequence[str]
 ) -> list[str]:
@@ -385,6 +423,10 @@ def evaluate_evidence(
         lines = _evidence_fit_health(ds, ev, benchmarks, algorithms)
     elif ev.kind == "metric":
         lines = _evidence_metric(ds, ev, benchmarks, algorithms)
+    elif ev.kind == "setting":
+        ref_key = ev.params["reference"]
+        lines = _evidence_setting(ds, campaigns.get(ref_key), ev, benchmarks, algorithms,
+                                  campaigns.sources[ref_key].spec.name)
     else:
         lines = _evidence_state(ds, ev, benchmarks, algorithms)
     return [f"{head}: {line}" for line in lines]

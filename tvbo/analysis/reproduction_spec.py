@@ -27,7 +27,9 @@ clear line naming the field, the value and the valid choices. Sections:
 Evidence kinds (:data:`EVIDENCE_KINDS`): ``variant`` (two algorithms of one campaign side by side,
 e.g. the faithful ``w-dbo-reference`` vs ``w-dbo``), ``fit_health`` (fits at a bound, runs with
 l_T beyond the horizon, from the ``fit_*`` run-file variables), ``metric`` (average vs
-time-integrated regret and number of queries) and ``state`` (a ``state_*`` variable per algorithm).
+time-integrated regret and number of queries), ``state`` (a ``state_*`` variable per algorithm) and
+``setting`` (the same algorithms in another campaign that changes one setting the papers leave
+open, e.g. the time range of Griewank's time coordinate, beside the ``reference`` campaign).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ EVIDENCE_KINDS: dict[str, tuple[str, ...]] = {
     "fit_health": (),
     "metric": (),
     "state": ("variable",),
+    "setting": ("reference",),
 }
 #: optional keys of every evidence kind
 EVIDENCE_OPTIONAL: dict[str, tuple[str, ...]] = {
@@ -55,6 +58,7 @@ EVIDENCE_OPTIONAL: dict[str, tuple[str, ...]] = {
     "fit_health": ("algorithms", "benchmarks"),
     "metric": ("algorithms", "benchmarks"),
     "state": ("algorithms", "benchmarks", "summary"),
+    "setting": ("algorithms", "benchmarks", "metric", "setting"),
 }
 #: the curves of :data:`tvbo.analysis.paper_figures.CURVES` (repeated so that reading the spec,
 #: which the workflow does when it is parsed, does not import matplotlib; a test keeps them equal)
@@ -276,6 +280,9 @@ def _evidence(where: str, entry: Any, campaigns: Mapping[str, CampaignSpec]) -> 
         _choice(f"{where}.metric", params["metric"], VARIANT_METRICS, "metric")
     if "summary" in params:
         _choice(f"{where}.summary", params["summary"], STATE_SUMMARIES, "summary")
+    if "reference" in params:
+        params["reference"] = _choice(f"{where}.reference", params["reference"], list(campaigns),
+                                      "campaign")
     if kind == "state" and not str(params["variable"]).startswith("state_"):
         raise _fail(f"{where}.variable", f"expected a state_* run-file variable, got "
                     f"{params['variable']!r}")

@@ -14,6 +14,8 @@ Options of the synthetic benchmarks:
 ``cost``             float | None, seconds per evaluation (>= 0; None: from the table)
 ``noise_var``        float | None, observation noise variance (>= 0; None: from the table)
 ``oracle_grid_step`` float, time step (s) of the cached f* grid (default 1.0)
+``time_range``       [lo, hi] | None, the range t in [0, H] sweeps on the time coordinate
+                     (None: the function's own box; see tvbo.benchmarks.synthetic)
 
 Lazy by design: names come from the static catalogue :mod:`tvbo.registry`, and ``make`` imports
 only the module of the benchmark it builds (``shekel`` does not import xarray or pandas for the
@@ -102,6 +104,7 @@ SYNTHETIC_OPTIONS: tuple[str, ...] = (
     "cost",
     "noise_var",
     "oracle_grid_step",
+    "time_range",
 )
 
 
@@ -210,7 +213,11 @@ def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
             cost=opts.get("cost"),
             noise_var=opts.get("noise_var"),
         )
-        return cls(**params, oracle_grid_step=opts.get("oracle_grid_step", 1.0))
+        return cls(
+            **params,
+            oracle_grid_step=opts.get("oracle_grid_step", 1.0),
+            time_range=opts.get("time_range"),
+        )
 
     build.__doc__ = f"Build the {cls.name!r} benchmark; options: {', '.join(SYNTHETIC_OPTIONS)}."
     return build
