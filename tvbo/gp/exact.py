@@ -520,7 +520,8 @@ class ExactGP:
     # ``predict`` scales the variance as ``var_s * s * s`` and counts K and its gradient factor
     # G as one kernel pass (one call computes both); jitter and the pivot tolerance stay relative
     # to ``signal_var + noise_var`` (the per-point noises never make a pivot smaller than the
-    # smallest of them, so this scale only matters for a degenerate factor).
+    # smallest of them, so this scale only matters for a degenerate factor). Hyperparameter fits
+    # (tvbo.gp.fit) treat the noise as homoscedastic: fit on a GP without per-point noise.
 
     #: per-observation noise variances (standardised units), or None: ``noise_var`` for all
     _noise: np.ndarray | None = None
