@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import tvbo
+from tvbo.acquisition.dpp import greedy_map, mdpp_probabilities, sample_mdpp
 from tvbo.algorithms import make
 from tvbo.algorithms.boke import kernel_regression
-from tvbo.algorithms.dpp import greedy_map, mdpp_probabilities, sample_mdpp
 from tvbo.cli import main
 
 PRIOR_SET_ALGORITHMS = ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing")

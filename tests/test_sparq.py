@@ -13,10 +13,9 @@ import pytest
 import tvbo
 import tvbo.algorithms
 import tvbo.benchmarks
+from tvbo.acquisition.dpp import greedy_map, mdpp_probabilities, sample_mdpp, swap_ratio
 from tvbo.algorithms import ProblemInfo, sparq
-from tvbo.algorithms.dpp import greedy_map, mdpp_probabilities, sample_mdpp, swap_ratio
 from tvbo.algorithms.sparq import (
-    HeteroscedasticGP,
     SparQGPUCB,
     discard_threshold,
     injected_variance,
@@ -107,7 +106,10 @@ def test_heteroscedastic_posterior_matches_a_dense_solve_and_finite_differences(
         signal_var=1.7, lengthscale_space=0.3, lengthscale_time=None, noise_var=0.01
     )
     kern = SeparableKernel(space="rbf", time=None)
-    gp = HeteroscedasticGP(kern, hp, X, y, noise, y_mean=3.0, y_std=2.0)
+    # the heteroscedastic posterior is the exact GP with per-point noise (standardised units)
+    gp = ExactGP(kern, hp)
+    gp.set_standardization(3.0, 2.0)
+    gp.set_data(X, None, y, noise=noise / 4.0)
     Xq = rng.uniform(size=(5, 2))
 
     def k(A, B):
@@ -118,14 +120,14 @@ def test_heteroscedastic_posterior_matches_a_dense_solve_and_finite_differences(
     ks = k(Xq, X)
     mean = 3.0 + 2.0 * ks @ np.linalg.solve(C, (y - 3.0) / 2.0)
     var = 4.0 * (1.7 - np.einsum("ij,ji->i", ks, np.linalg.solve(C, ks.T)))
-    pred = gp.predict(Xq, grad=True)
+    pred = gp.predict(Xq, None, grad=True)
     assert pred.mean == pytest.approx(mean, rel=1e-9)
     assert pred.var == pytest.approx(var, rel=1e-8)
     h = 1e-6
     for j in range(2):
         e = np.zeros(2)
         e[j] = h
-        up, dn = gp.predict(Xq + e), gp.predict(Xq - e)
+        up, dn = gp.predict(Xq + e, None), gp.predict(Xq - e, None)
         assert pred.dmean[:, j] == pytest.approx((up.mean - dn.mean) / (2 * h), abs=1e-5)
         assert pred.dvar[:, j] == pytest.approx((up.var - dn.var) / (2 * h), abs=1e-5)
     # beta's log term: 1/2 log det(Sigma + K) - 1/2 log det(Sigma)
@@ -403,6 +405,6 @@ def test_known_noise_is_used_and_not_fitted():
     assert x.shape == (1,) and 0.0 <= x[0] <= 1.0
     mean, std = alg._standardization()
     assert alg.hp.noise_var * std**2 == pytest.approx(0.02)
-    noise = alg.posterior.noise
+    noise = alg.posterior.point_noise * std**2  # the GP holds it in standardised units
     assert noise[-len(pts) :] == pytest.approx(0.05)  # expert answers: sigma-bar^2
     assert noise[: -len(pts)] == pytest.approx(0.02 * (np.array([1.0, 0.0]) ** 2 + 1))

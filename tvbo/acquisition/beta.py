@@ -139,3 +139,25 @@ def make_beta(spec: str | float | dict | BetaSchedule | None) -> BetaSchedule:
             raise ValueError(f"beta: unknown key(s) {unknown}; valid: {sorted(allowed)}")
         return BetaSchedule(**spec)
     raise ValueError(f"beta must be a schedule name, a number or a mapping, got {spec!r}")
+
+
+# -- SparQ-GP-UCB (appended by the sparq helper) ----------------------------------------------
+@register_beta(
+    "sparq-gp-ucb",
+    citation="Mauduit, Berthier & Simonetto, SparQ-GP-UCB, Theorem 3.1 / Proposition 4: "
+    "sqrt(beta_t) = sqrt(2 ln(2/delta) + ln det(Sigma + K) - ln det Sigma) + B",
+    returns="root_beta",
+)
+def sparq_root_beta(*, information_gain: float, delta: float = 0.05,
+                    rkhs_norm: float = 1.0) -> float:
+    """The multiplier of sigma; ``information_gain`` = 1/2 (ln det(Sigma+K) - ln det Sigma) comes
+    from the model (:meth:`tvbo.gp.exact.ExactGP.information_gain`) on the sparse set."""
+    return math.sqrt(2.0 * math.log(2.0 / delta) + 2.0 * information_gain) + rkhs_norm
+
+
+def rule_beta(rule: BetaRule, **quantities: float) -> float:
+    """beta of a registered rule for :func:`tvbo.acquisition.ucb` (which takes beta), whichever
+    the rule returns: a ``root_beta`` rule's value r gives ``r * r``, and ``ucb``'s ``sqrt`` of it
+    is r again, bit for bit (sqrt(fl(r^2)) = |r| in binary floating point)."""
+    value = rule(**quantities)
+    return value * value if rule.returns == "root_beta" else value

@@ -4,10 +4,18 @@ Uncertainty injection turns the time-varying problem into a sequence of static h
 ones: at step t an observation of age a = t - i is an observation of the CURRENT function with
 noise variance ``sigma^2 (a^2 + 1)`` (eq. (10)/(15)). Observations whose injected variance
 exceeds ``g(t) = sigma^2 log t`` are discarded; ``Q_t = 6 log t`` locations, drawn from an
-approximate Q_t-DPP over the past inputs (Appendix A, :mod:`tvbo.algorithms.dpp`), are sent to an
-EXPERT who answers with fresh noisy values of f_t; the exact heteroscedastic GP posterior on the
-kept recent observations + the expert answers ((16)-(17)) drives UCB (18). Spec:
-``spec_sparq_pegpucb.md`` PART A; open questions PART D (resolved in :class:`SparQGPUCB`).
+approximate Q_t-DPP over the past inputs (Appendix A), are sent to an EXPERT who answers with
+fresh noisy values of f_t; the exact heteroscedastic GP posterior on the kept recent observations
++ the expert answers ((16)-(17)) drives UCB (18). Spec: ``spec_sparq_pegpucb.md`` PART A; open
+questions PART D (resolved in :class:`SparQGPUCB`).
+
+This module is the algorithm's data policy (ages, injected noise, discarding) and its
+composition; the parts are shared: the heteroscedastic posterior is the exact GP with per-point
+noise (:class:`tvbo.gp.exact.ExactGP`, :class:`tvbo.models.HasPointNoise`), the expert's
+locations are an acquisition (:mod:`tvbo.acquisition.expert`, the M-DPP sampler of
+:mod:`tvbo.acquisition.dpp`), the UCB is :func:`tvbo.acquisition.ucb` and Theorem 3.1's beta is
+the registered rule ``"sparq-gp-ucb"`` of :mod:`tvbo.acquisition.beta`. Work is counted by the
+model, the sampler and the optimiser, never here.
 
 On the virtual clock (``tvbo/sim/engine.py``): the engine calls :meth:`SparQGPUCB.side_queries`
 before each post-warm-up ``propose`` (phase ``side``), asks its expert -- a separate SimPy
@@ -23,21 +31,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
 
-from tvbo.acquisition import AcquisitionOptimizer, make_beta
+from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
+from tvbo.acquisition.beta import beta_rule, rule_beta
+from tvbo.acquisition.expert import expert_locations, mcmc_steps, n_expert_queries
 from tvbo.algorithms.base import Algorithm
-from tvbo.algorithms.dpp import sample_mdpp
-from tvbo.gp.exact import (
-    ExactGP,
-    Prediction,
-    cholesky_with_jitter,
-    flops_matmul,
-    flops_trisolve,
-)
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
-from tvbo.work import WorkCounter
 
 NAME = "sparq-gp-ucb"
 AGE_UNITS: tuple[str, ...] = ("step", "time")
@@ -46,8 +47,15 @@ THRESHOLDS: tuple[str, ...] = ("log", "power")
 GROUND_SETS: tuple[str, ...] = ("all", "discarded")
 HYPERPARAMETER_MODES: tuple[str, ...] = ("ml", "fixed")
 
-#: variance floor under the square root of the UCB (finite gradients at data points)
-_VAR_FLOOR = 1e-12
+__all__ = [
+    "NAME",
+    "SparQGPUCB",
+    "discard_threshold",
+    "injected_variance",
+    "kept_mask",
+    "n_expert_queries",
+    "register_algorithms",
+]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -105,114 +113,6 @@ def kept_mask(
     return keep
 
 
-def n_expert_queries(t: float, *, scale: float = 6.0, fixed: int | None = None) -> int:
-    """``Q_t = ceil(scale * ln t)`` (the experiments' ``6 log T`` per step), or ``fixed``."""
-    if fixed is not None:
-        return int(fixed)
-    if t <= 1:
-        return 0
-    return int(math.ceil(scale * math.log(t) - 1e-12))
-
-
-# ------------------------------------------------------------------------------------------------
-# the heteroscedastic posterior (16)-(17)
-# ------------------------------------------------------------------------------------------------
-class HeteroscedasticGP:
-    """Exact GP posterior with a diagonal noise matrix, zero prior mean on standardised y.
-
-    One Cholesky of ``K + Sigma`` per build (all ages change every step, so there is nothing to
-    update incrementally); predictions with x-gradients as in :class:`tvbo.gp.exact.ExactGP`.
-    Inputs are in original output units; ``y_mean``/``y_std`` standardise them, and ``noise``
-    is divided by ``y_std^2`` accordingly.
-    """
-
-    def __init__(
-        self,
-        kernel: SeparableKernel,
-        hp: Hyperparameters,
-        X: np.ndarray,
-        y: np.ndarray,
-        noise: np.ndarray,
-        *,
-        y_mean: float = 0.0,
-        y_std: float = 1.0,
-        work: WorkCounter | None = None,
-    ) -> None:
-        self.kernel, self.hp = kernel, hp
-        self.work = work if work is not None else WorkCounter()
-        self.X = np.asarray(X, float)
-        self.y = np.asarray(y, float).reshape(-1)
-        self.noise = np.asarray(noise, float).reshape(-1)
-        n = self.y.shape[0]
-        if self.X.shape[0] != n or self.noise.shape[0] != n:
-            raise ValueError(
-                f"X ({self.X.shape[0]}), y ({n}) and noise ({self.noise.shape[0]}) "
-                "must have the same length"
-            )
-        if np.any(~np.isfinite(self.noise)) or np.any(self.noise <= 0):
-            raise ValueError("noise variances must be finite and > 0")
-        self.y_mean, self.y_std = float(y_mean), float(y_std)
-        self.noise_s = self.noise / self.y_std**2
-        self.work.call()
-        if n:
-            K = kernel.matrix(self.X, None, self.X, None, hp)
-            self.work.kernel(n * n)
-            K[np.diag_indices(n)] += self.noise_s
-            self.L, self.jitter, self.jitter_events = cholesky_with_jitter(
-                K, hp.signal_var + float(np.max(self.noise_s)), self.work
-            )
-            self.alpha = cho_solve(
-                (self.L, True), (self.y - self.y_mean) / self.y_std, check_finite=False
-            )
-            self.work.flops(2 * flops_trisolve(n))
-        else:
-            self.L, self.jitter, self.jitter_events = np.empty((0, 0)), 0.0, 0
-            self.alpha = np.empty(0)
-
-    @property
-    def n(self) -> int:
-        return int(self.y.shape[0])
-
-    def information_gain(self) -> float:
-        """``1/2 log det(Sigma + K) - 1/2 log det(Sigma)`` (the log term of beta, §A.4.3)."""
-        if self.n == 0:
-            return 0.0
-        return float(np.sum(np.log(np.diag(self.L))) - 0.5 * np.sum(np.log(self.noise_s)))
-
-    def predict(self, Xq: np.ndarray, *, grad: bool = False) -> Prediction:
-        """Posterior of the latent f at the rows of ``Xq``, original units."""
-        Xq = np.asarray(Xq, float)
-        m, n, d = Xq.shape[0], self.n, Xq.shape[1]
-        s = self.y_std
-        self.work.call()
-        if n == 0:
-            zeros = np.zeros((m, d)) if grad else None
-            return Prediction(
-                mean=np.full(m, self.y_mean),
-                var=np.full(m, self.hp.signal_var * s * s),
-                dmean=zeros,
-                dvar=zeros,
-            )
-        if grad:
-            Kq, G = self.kernel.matrix_and_grad_factor(Xq, None, self.X, None, self.hp)
-        else:
-            Kq = self.kernel.matrix(Xq, None, self.X, None, self.hp)
-        self.work.kernel(m * n)
-        mean_s = Kq @ self.alpha
-        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)
-        var_s = np.maximum(self.hp.signal_var - np.einsum("ij,ij->j", V, V), 0.0)
-        self.work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
-        dmean = dvar = None
-        if grad:
-            W = solve_triangular(self.L, V, lower=True, trans=1, check_finite=False)
-            Ga = G * self.alpha
-            dmean = (Xq * Ga.sum(axis=1)[:, None] - Ga @ self.X) * s
-            GW = G * W.T
-            dvar = -2.0 * (Xq * GW.sum(axis=1)[:, None] - GW @ self.X) * (s * s)
-            self.work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
-        return Prediction(mean=mean_s * s + self.y_mean, var=var_s * s * s, dmean=dmean, dvar=dvar)
-
-
 # ------------------------------------------------------------------------------------------------
 # the algorithm
 # ------------------------------------------------------------------------------------------------
@@ -247,9 +147,10 @@ class SparQGPUCB(Algorithm):
       value in output units (the paper's 0.01); the algorithm's belief about the expert's noise,
       ``expert_noise_var`` sigma-bar^2, defaults to sigma^2 (it satisfies both proof
       requirements, spec §A.4.4). The TRUE expert noise and cost are engine options.
-    * **beta** ([6]): ``beta="paper"`` is Theorem 3.1 / Proposition 4,
-      ``beta_t = sqrt(2 ln(2/delta) + ln det(Sigma+K) - ln det Sigma) + rkhs_norm`` on the sparse
-      set, multiplying sigma (delta = 0.05 as in §4; ``rkhs_norm`` B = 1 in standardised units
+    * **beta** ([6]): ``beta="paper"`` is Theorem 3.1 / Proposition 4, the registered rule
+      ``"sparq-gp-ucb"``: ``beta_t = sqrt(2 ln(2/delta) + ln det(Sigma+K) - ln det Sigma) +
+      rkhs_norm`` on the sparse set (the log-dets from the model's ``information_gain``),
+      multiplying sigma (delta = 0.05 as in §4; ``rkhs_norm`` B = 1 in standardised units
       since ||f_t||_k is unknown). Any schedule of :func:`tvbo.acquisition.make_beta` (e.g.
       ``"wdbo"``, the shared 0.2 d log 2n; or a number) is the practical option; those multiply
       sigma by sqrt(beta), as in every other UCB of the package.
@@ -403,7 +304,8 @@ class SparQGPUCB(Algorithm):
         self._Xe = np.empty((0, 0))
         self._Ye = np.empty(0)
         self._now = 0.0
-        self.posterior: HeteroscedasticGP | None = None
+        #: the heteroscedastic posterior of the current step: the exact GP with per-point noise
+        self.posterior: ExactGP | None = None
         self._fit_gp: ExactGP | None = None
         self._stats: dict[str, float] = {}
         self.calls = 0
@@ -511,12 +413,11 @@ class SparQGPUCB(Algorithm):
         )
         if q < 1:
             return None
-        K = self.kernel.matrix(ground, None, ground, None, self.hp)
-        self.work.kernel(len(ground) ** 2)
-        steps = self.opts["mcmc_steps"]
-        if steps is None:
-            steps = int(math.ceil(self.opts["mcmc_factor"] * len(ground) * q))
-        sample = sample_mdpp(K, q, steps, self.rng, work=self.work)
+        steps = mcmc_steps(
+            len(ground), q, factor=self.opts["mcmc_factor"], fixed=self.opts["mcmc_steps"]
+        )
+        # the DPP kernel: the prior covariance under the current hyperparameters (the fit GP's)
+        sample = expert_locations(self._fit_gp, ground, q, steps, self.rng)
         self._stats.update(
             dpp_logdet=sample.logdet,
             mcmc_acceptance=sample.acceptance,
@@ -574,8 +475,10 @@ class SparQGPUCB(Algorithm):
             self._stats["cold_start_won"] = float(cold.lml > warm.lml)
         self.hp = gp.hyperparameters
 
-    def build_posterior(self) -> HeteroscedasticGP:
-        """(16)-(17) on the kept recent observations and the expert answers."""
+    def build_posterior(self) -> ExactGP:
+        """(16)-(17) on the kept recent observations and the expert answers: the exact GP with
+        per-point noise (injected variances, sigma-bar^2 for the expert), standardised by the fit
+        set's mean and std (noise in those units, ``noise / std^2``)."""
         keep = self.kept()
         var = self.injected()[keep]
         X = np.vstack([self._X[keep], self._Xe])
@@ -583,19 +486,26 @@ class SparQGPUCB(Algorithm):
         noise = np.concatenate([var, np.full(len(self._Ye), self.sigma2_expert())])
         mean, std = self._standardization()
         self._stats["max_kept_var"] = float(var.max()) if var.size else float("nan")
-        return HeteroscedasticGP(
-            self.kernel, self.hp, X, y, noise, y_mean=mean, y_std=std, work=self.work
-        )
+        gp = ExactGP(self.kernel, self.hp, work=self.work)
+        gp.set_standardization(mean, std)
+        gp.set_data(X, None, y, noise=noise / float(std) ** 2)
+        return gp
 
-    def root_beta(self, posterior: HeteroscedasticGP) -> float:
-        """The multiplier of sigma in the UCB (see the class docstring)."""
+    def beta(self, posterior: ExactGP) -> float:
+        """beta of the UCB: the paper's rule (registered ``"sparq-gp-ucb"``, it states
+        sqrt(beta)) or a schedule of :func:`tvbo.acquisition.make_beta`."""
         if self.beta_schedule is None:
-            gain = posterior.information_gain()
-            return (
-                math.sqrt(2.0 * math.log(2.0 / self.opts["delta"]) + 2.0 * gain)
-                + self.opts["rkhs_norm"]
+            return rule_beta(
+                beta_rule(NAME),
+                information_gain=posterior.information_gain(),
+                delta=self.opts["delta"],
+                rkhs_norm=self.opts["rkhs_norm"],
             )
-        return math.sqrt(self.beta_schedule(self.problem.d, posterior.n, self.calls))
+        return self.beta_schedule(self.problem.d, posterior.n, self.calls)
+
+    def root_beta(self, posterior: ExactGP) -> float:
+        """The multiplier of sigma in the UCB (recorded as the state ``beta``)."""
+        return math.sqrt(self.beta(posterior))
 
     def propose(self, t: float) -> np.ndarray:
         self.calls += 1
@@ -605,17 +515,11 @@ class SparQGPUCB(Algorithm):
         with self.work.phase("fit"):
             self._fit()
         post = self.posterior = self.build_posterior()
-        rb = self.root_beta(post)
-        self._stats.update(beta=rb, information_gain=post.information_gain())
+        beta = self.beta(post)
+        self._stats.update(beta=math.sqrt(beta), information_gain=post.information_gain())
 
         def acquisition(X: np.ndarray, grad: bool):
-            pred = post.predict(X, grad=grad)
-            var = np.maximum(pred.var, _VAR_FLOOR)
-            sd = np.sqrt(var)
-            values = pred.mean + rb * sd
-            if not grad:
-                return values, None
-            return values, pred.dmean + rb * pred.dvar / (2.0 * sd)[:, None]
+            return ucb(post, X, None, beta, grad=grad)
 
         incumbent = post.X[[int(np.argmax(post.y))]] if post.n else None
         x, _ = self.optimizer.maximize(

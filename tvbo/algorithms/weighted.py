@@ -15,8 +15,11 @@ The weights change at every step (all old weights shrink by gamma), so ``A`` is 
 per step (one O(n^3) Cholesky; no rank-one shortcut exists). Deng et al. analyse Nyström
 features; we implement the *exact* kernel form of the same estimator (spec §6.2 decision).
 
-This module provides :class:`WeightedKernelRegression` (the numerics, for any stationary
-kernel), :class:`WeightedGPSurrogate` (``kind="weighted-gp"``) and the preset ``w-gp-ucb``.
+The numerics are the model layer's: :class:`tvbo.models.weighted_gp.WeightedGP` is the exact GP
+with per-point noise ``lambda / w_s`` plus the paper's width. This module provides the
+discounting policy (:func:`discount_weights`), :class:`WeightedGPSurrogate`
+(``kind="weighted-gp"``: options, weights, the ML fit) and the preset ``w-gp-ucb``; it computes
+no posterior and counts no work.
 """
 
 from __future__ import annotations
@@ -24,57 +27,22 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.linalg import cho_solve
 
 from tvbo.algorithms.components import Surrogate, register_component
 from tvbo.algorithms.presets import register_preset
-from tvbo.gp.exact import (
-    ExactGP,
-    Prediction,
-    cholesky_with_jitter,
-    flops_matmul,
-    flops_trisolve,
-)
+from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
-from tvbo.work import WorkCounter
+from tvbo.models.weighted_gp import WeightedGP
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm
 
 DISCOUNT_BY: tuple[str, ...] = ("step", "time")
 HYPERPARAMETER_MODES: tuple[str, ...] = ("ml", "fixed")
-
-
-class StationaryKernel(Protocol):
-    """What :class:`WeightedKernelRegression` needs from a kernel with constant prior variance."""
-
-    prior_var: float
-
-    def matrix(self, X1: np.ndarray, X2: np.ndarray) -> np.ndarray: ...
-
-    def grad(self, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
-        """``d k(x1_i, x2_j) / d x1_i``, shape (m, n, d)."""
-        ...
-
-
-class SpatialKernel:
-    """``lambda k_S(|x - x'| / l_S)``: a :class:`SeparableKernel` without time, at fixed ``hp``."""
-
-    def __init__(self, kernel: SeparableKernel, hp: Hyperparameters) -> None:
-        if kernel.has_time:
-            raise ValueError("W-GP-UCB's kernel is spatial: the weights carry the time")
-        self.kernel, self.hp = kernel, hp
-        self.prior_var = float(hp.signal_var)
-
-    def matrix(self, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
-        return self.kernel.matrix(X1, None, X2, None, self.hp)
-
-    def grad(self, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
-        return self.kernel.grad_x(X1, None, X2, None, self.hp)
 
 
 def discount_weights(lags: np.ndarray, discount: float, min_weight: float = 0.0) -> np.ndarray:
@@ -89,94 +57,6 @@ def discount_weights(lags: np.ndarray, discount: float, min_weight: float = 0.0)
     with np.errstate(under="ignore"):
         w = np.exp(lags * math.log(discount)) if discount < 1.0 else np.ones_like(lags)
     return np.maximum(w, min_weight)
-
-
-class WeightedKernelRegression:
-    """The weighted estimator of spec §6.2 for fixed data, weights and regulariser.
-
-    One Cholesky of ``A = K + lambda W^{-1}`` at construction (jitter-escalated like the exact GP),
-    then batched predictions of ``mu``, the paper's ``sigma~^2`` and their x-gradients:
-    ``d mu = (dk)^T A^{-1} y`` and ``d sigma~^2 = -(2/lambda) (dk)^T [a - lambda A^{-1} D a]``
-    with ``D = I - W^{-1}`` (the prior variance is constant for a stationary kernel).
-    Work is reported to ``work`` with the textbook counts of ``tvbo/work.py``.
-    """
-
-    def __init__(
-        self,
-        kernel: StationaryKernel,
-        X: np.ndarray,
-        y: np.ndarray,
-        weights: np.ndarray,
-        regularizer: float,
-        *,
-        K: np.ndarray | None = None,
-        work: WorkCounter | None = None,
-    ) -> None:
-        if not (math.isfinite(regularizer) and regularizer > 0):
-            raise ValueError(f"regularizer (lambda) must be a finite number > 0, got {regularizer}")
-        w = np.asarray(weights, float).reshape(-1)
-        if np.any(~np.isfinite(w)) or np.any(w <= 0) or np.any(w > 1):
-            raise ValueError("weights must lie in (0, 1] (relative discount weights)")
-        self.kernel = kernel
-        self.work = work if work is not None else WorkCounter()
-        self.X = np.asarray(X, float)
-        self.y = np.asarray(y, float).reshape(-1)
-        n = self.y.shape[0]
-        if self.X.shape[0] != n or w.shape[0] != n:
-            raise ValueError(f"X ({self.X.shape[0]}), y ({n}) and weights ({w.shape[0]}) differ")
-        self.lam = float(regularizer)
-        self.weights = w
-        self.inv_w = 1.0 / w
-        self.D = 1.0 - self.inv_w  # <= 0: old data widens the heteroscedastic GP band less
-        self.work.call()
-        if K is None:
-            K = kernel.matrix(self.X, self.X)
-            self.work.kernel(n * n)
-        A = np.array(K, float, copy=True)
-        A[np.diag_indices(n)] += self.lam * self.inv_w
-        self.L, self.jitter, self.jitter_events = cholesky_with_jitter(
-            A, kernel.prior_var + self.lam, self.work
-        )
-        self.alpha = cho_solve((self.L, True), self.y, check_finite=False) if n else np.empty(0)
-        self.work.flops(2 * flops_trisolve(n))
-
-    @property
-    def n(self) -> int:
-        return int(self.y.shape[0])
-
-    def _solve(self, B: np.ndarray) -> np.ndarray:
-        return cho_solve((self.L, True), B, check_finite=False)
-
-    def predict(
-        self, Xq: np.ndarray, *, grad: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """``(mu, sigma~^2, d mu / dx, d sigma~^2 / dx)`` at the rows of ``Xq`` (m, d)."""
-        Xq = np.asarray(Xq, float)
-        m, n, d = Xq.shape[0], self.n, Xq.shape[1]
-        lam = self.lam
-        self.work.call()
-        if n == 0:
-            zeros = np.zeros((m, d)) if grad else None
-            return np.zeros(m), np.full(m, self.kernel.prior_var / lam), zeros, zeros
-        Kq = self.kernel.matrix(Xq, self.X)  # (m, n)
-        self.work.kernel(m * n)
-        mean = Kq @ self.alpha
-        a = self._solve(Kq.T)  # (n, m): a(x) columns
-        Da = self.D[:, None] * a
-        width2 = (self.kernel.prior_var - np.einsum("ij,ji->i", Kq, a)) / lam + np.einsum(
-            "ji,ji->i", a, Da
-        )
-        width2 = np.maximum(width2, 0.0)
-        self.work.flops(flops_matmul(m, n, 1) + 2 * flops_trisolve(n, m) + 5.0 * n * m)
-        if not grad:
-            return mean, width2, None, None
-        dK = self.kernel.grad(Xq, self.X)  # (m, n, d)
-        self.work.kernel(m * n)
-        B = a - lam * self._solve(Da)  # (n, m)
-        dmean = np.einsum("ijk,j->ik", dK, self.alpha)
-        dwidth2 = -(2.0 / lam) * np.einsum("ijk,ji->ik", dK, B)
-        self.work.flops(2 * flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 2.0 * n * m)
-        return mean, width2, dmean, dwidth2
 
 
 class WeightedGPSurrogate(Surrogate):
@@ -281,16 +161,19 @@ class WeightedGPSurrogate(Surrogate):
 
     # -- data ----------------------------------------------------------------------------------
     def _reset_data(self, d: int | None) -> None:
-        self._X = np.empty((0, d or 0))
-        self._T = np.empty(0)
-        self._y = np.empty(0)
         self._steps = np.empty(0)
-        self._K: np.ndarray | None = np.empty((0, 0))
-        self._model: WeightedKernelRegression | None = None
+        if self._model is not None:
+            self._model.set_data(np.empty((0, d or 0)), None, np.empty(0))
+
+    #: the weighted GP (model layer); built at bind, on the algorithm's work counter
+    _model: WeightedGP | None = None
 
     def bind(self, algorithm: ComposedAlgorithm) -> None:
         super().bind(algorithm)
         self._steps_taken = 0
+        self._model = WeightedGP(
+            self.kernel, self.hp, standardize=self.standardize, work=algorithm.work
+        )
         self._reset_data(algorithm.problem.d)
         self.gp = (
             ExactGP(self.kernel, self.hp, standardize=self.standardize, work=algorithm.work)
@@ -300,19 +183,19 @@ class WeightedGPSurrogate(Surrogate):
 
     @property
     def n(self) -> int:
-        return int(self._y.shape[0])
+        return self._model.n if self._model is not None else 0
 
     @property
     def X(self) -> np.ndarray:
-        return self._X
+        return self._model.X
 
     @property
     def T(self) -> np.ndarray:
-        return self._T
+        return self._model.T
 
     @property
     def y(self) -> np.ndarray:
-        return self._y
+        return self._model.y
 
     @property
     def steps(self) -> np.ndarray:
@@ -322,33 +205,20 @@ class WeightedGPSurrogate(Surrogate):
     def append(self, x, t, y) -> None:
         x = np.asarray(x, float).reshape(1, -1)
         self._steps_taken += 1
-        if self._K is not None:  # border the cached kernel matrix: n + 1 new entries
-            k = self.kernel.matrix(self._X, None, x, None, self.hp)[:, 0] if self.n else np.empty(0)
-            kxx = self.hp.signal_var
-            self._K = np.block([[self._K, k[:, None]], [k[None, :], np.array([[kxx]])]])
-            self.work.kernel(self.n + 1)
-        self._X = np.vstack([self._X, x])
-        self._T = np.append(self._T, float(t))
-        self._y = np.append(self._y, float(y))
+        self._model.append(x, float(t), float(y))
         self._steps = np.append(self._steps, float(self._steps_taken))
         if self.gp is not None:
             self.gp.append(x[0], None, float(y))
-        self._model = None
 
     def remove(self, i: int) -> None:
         n = self.n
         if not isinstance(i, int | np.integer) or not -n <= i < n:
             raise IndexError(f"observation index {i!r} out of range for n = {n}")
         i = int(i) % n
-        self._X = np.delete(self._X, i, axis=0)
-        self._T = np.delete(self._T, i)
-        self._y = np.delete(self._y, i)
+        self._model.remove(i)
         self._steps = np.delete(self._steps, i)
-        if self._K is not None:
-            self._K = np.delete(np.delete(self._K, i, axis=0), i, axis=1)
         if self.gp is not None:
             self.gp.remove(i)
-        self._model = None
 
     def clear(self) -> None:
         self._reset_data(self.algorithm.problem.d)
@@ -371,8 +241,7 @@ class WeightedGPSurrogate(Surrogate):
         hp = self.gp.hyperparameters
         if hp != self.hp:
             self.hp = hp
-            self._K = None
-            self._model = None
+            self._model.set_hyperparameters(hp)  # K is recomputed at the next factorisation
 
     @property
     def hyperparameters(self) -> Hyperparameters:
@@ -392,7 +261,8 @@ class WeightedGPSurrogate(Surrogate):
         if self.discount_by == "step":
             lags = self._steps.max() - self._steps
         else:
-            lags = (self._T.max() - self._T) / self.time_unit
+            T = self.T
+            lags = (T.max() - T) / self.time_unit
         return discount_weights(lags, self.discount, self.min_weight)
 
     # -- inference -------------------------------------------------------------------------
@@ -419,44 +289,24 @@ class WeightedGPSurrogate(Surrogate):
             return frozen
         if not self.standardize or self.n == 0:
             return 0.0, 1.0
-        std = float(np.std(self._y))
-        return float(np.mean(self._y)), (std if std >= 1e-12 else 1.0)
+        y = self.y
+        std = float(np.std(y))
+        return float(np.mean(y)), (std if std >= 1e-12 else 1.0)
 
-    def model(self) -> WeightedKernelRegression:
-        """The factorised weighted regression for the current data (built once per change)."""
-        if self._model is None:
-            kernel = SpatialKernel(self.kernel, self.hp)
-            if self._K is None:
-                self._K = kernel.matrix(self._X, self._X)
-                self.work.kernel(self.n * self.n)
-            mean, std = self._standardization()
-            self._model = WeightedKernelRegression(
-                kernel,
-                self._X,
-                (self._y - mean) / std,
-                self.weights(),
-                self.regularizer,
-                K=self._K,
-                work=self.work,
-            )
-        return self._model
+    def model(self) -> WeightedGP:
+        """The weighted GP conditioned on the current weights (factorised once per change)."""
+        model = self._model
+        if not model.conditioned:
+            frozen = getattr(self, "_frozen_standardization", None)
+            model.condition(self.weights(), self.regularizer, standardization=frozen)
+        return model
 
     def predict(self, X, t=None, *, grad=False, include_noise=False) -> Prediction:
         """Weighted posterior at X (t is ignored: time enters only through the weights)."""
         X = np.asarray(X, float)
         if X.ndim != 2 or X.shape[1] != self.algorithm.problem.d:
             raise ValueError(f"X must be (m, {self.algorithm.problem.d}), got shape {X.shape}")
-        model = self.model()
-        mean, width2, dmean, dwidth2 = model.predict(X, grad=grad)
-        y_mean, s = self._standardization()
-        lam = model.lam
-        var = lam * width2 + (lam if include_noise else 0.0)
-        return Prediction(
-            mean=mean * s + y_mean,
-            var=var * s * s,
-            dmean=None if dmean is None else dmean * s,
-            dvar=None if dwidth2 is None else lam * dwidth2 * s * s,
-        )
+        return self.model().predict(X, t, grad=grad, include_noise=include_noise)
 
     # -- records ---------------------------------------------------------------------------
     def state(self) -> dict[str, float]:

@@ -272,16 +272,24 @@ class ExactGP:
         y: np.ndarray,
         hp: Hyperparameters,
         start_jitter: float = 0.0,
+        *,
+        noise: np.ndarray | None = None,
+        kernel_matrix: np.ndarray | None = None,
     ) -> None:
         """Full O(n^3) factorisation of the candidate state, committed only on success.
 
         On a :class:`JitterError` the GP keeps its previous data, hyperparameters and factor (the
-        escalations tried are still counted) and the error propagates.
+        escalations tried are still counted) and the error propagates. ``noise`` is the per-point
+        noise of the candidate state (None: ``hp.noise_var`` for every point); ``kernel_matrix``
+        a prior covariance of X the caller already computed (and charged).
         """
         n = y.shape[0]
-        K = self.kernel.matrix(X, T, X, T, hp)
-        self.work.kernel(n * n)
-        K[np.diag_indices(n)] += hp.noise_var
+        if kernel_matrix is None:
+            K = self.kernel.matrix(X, T, X, T, hp)
+            self.work.kernel(n * n)
+        else:
+            K = np.array(kernel_matrix, float, copy=True)
+        K[np.diag_indices(n)] += hp.noise_var if noise is None else noise
         try:
             L, jitter, events = cholesky_with_jitter(
                 K, hp.signal_var + hp.noise_var, self.work, start_jitter=start_jitter
@@ -292,13 +300,28 @@ class ExactGP:
         self.jitter_events += events
         self.jitter = jitter
         self._X, self._T, self._y, self._hp = X, T, y, hp
+        self._noise = noise
         self.d = int(X.shape[1])
         self._L = np.asfortranarray(L)
         self._restandardize()
 
     # -- data updates ---------------------------------------------------------------------
-    def set_data(self, X: np.ndarray, T: np.ndarray | None, y: np.ndarray) -> None:
-        """Replace the dataset and factorise from scratch (O(n^3))."""
+    def set_data(
+        self,
+        X: np.ndarray,
+        T: np.ndarray | None,
+        y: np.ndarray,
+        *,
+        noise: np.ndarray | None = None,
+        kernel_matrix: np.ndarray | None = None,
+    ) -> None:
+        """Replace the dataset and factorise from scratch (O(n^3)).
+
+        ``noise`` (optional): each observation's own noise variance, in the standardised units
+        of the hyperparameters (see :meth:`append_with_noise`); None gives every observation
+        ``noise_var``. ``kernel_matrix`` (optional): ``kernel.matrix(X, T, X, T, hp)`` already
+        computed by the caller (a model that borders a cache), used as is and not charged again.
+        """
         X = self._points(X, "X", any_d=True).copy()  # a new dataset may change d
         y = np.asarray(y, dtype=float).reshape(-1)
         if y.shape[0] != X.shape[0]:
@@ -306,22 +329,31 @@ class ExactGP:
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains non-finite values")
         T = self._times(T, X.shape[0], "T")
+        noise = self._check_point_noise(noise, X.shape[0])
+        if kernel_matrix is not None and np.shape(kernel_matrix) != (X.shape[0],) * 2:
+            raise ValueError(
+                f"kernel_matrix must have shape {(X.shape[0],) * 2}, got {np.shape(kernel_matrix)}"
+            )
         self.work.call()
-        self._refactorize(X, T, y.copy(), self._hp)
+        self._refactorize(X, T, y.copy(), self._hp, noise=noise, kernel_matrix=kernel_matrix)
 
     def set_hyperparameters(self, hp: Hyperparameters) -> None:
         """Switch hyperparameters; Delta changes, so refactorise (O(n^3), jitter reset to 0)."""
         self._check_hp(hp)
         self.work.call()
-        self._refactorize(self._X, self._T, self._y, hp)
+        self._refactorize(self._X, self._T, self._y, hp, noise=self._noise)
 
     def append(self, x: np.ndarray, t: float | None, y: float) -> None:
         """Add one observation with an O(n^2) Cholesky row update.
 
         The new row is ``l = L^{-1} k`` and the new pivot ``k(z,z) + noise + jitter - l.l``. If
         that pivot is numerically non-positive, fall back to a full refactorisation with jitter
-        escalation (recorded in ``jitter_events``).
+        escalation (recorded in ``jitter_events``). With per-point noise in force, the new
+        observation's noise is ``noise_var`` (:meth:`append_with_noise` gives its own).
         """
+        self._append(x, t, y, None)
+
+    def _append(self, x: np.ndarray, t: float | None, y: float, noise_var: float | None) -> None:
         x = self._points(np.asarray(x, dtype=float).reshape(1, -1), "x", any_d=self.d is None)
         tt = self._times(t, 1, "t")
         y = float(y)
@@ -336,7 +368,11 @@ class ExactGP:
         k = self.kernel.matrix(self._X, self._T, x, tt, hp)[:, 0]
         self.work.kernel(n + 1)
         # k(z, z) = lambda because every correlation is 1 at distance 0
-        diag = hp.signal_var + hp.noise_var + self.jitter
+        own = hp.noise_var if noise_var is None else noise_var
+        diag = hp.signal_var + own + self.jitter
+        noise = self._noise
+        if noise is not None or noise_var is not None:
+            noise = np.append(np.full(n, hp.noise_var) if noise is None else noise, own)
         if n:
             row = self._trsolve(k, trans=0)
             pivot = diag - float(row @ row)
@@ -352,9 +388,10 @@ class ExactGP:
             L[n, :n] = row
             L[n, n] = math.sqrt(pivot)
             self._X, self._T, self._y, self._L = X, T, Y, L
+            self._noise = noise
             self._restandardize()
         else:
-            self._refactorize(X, T, Y, hp, start_jitter=self.jitter)
+            self._refactorize(X, T, Y, hp, start_jitter=self.jitter, noise=noise)
 
     def remove(self, i: int) -> None:
         """Delete observation ``i`` (negative indices allowed) in O((n - i)^2).
@@ -382,6 +419,8 @@ class ExactGP:
         self._X = np.delete(self._X, i, axis=0)
         self._T = np.delete(self._T, i)
         self._y = np.delete(self._y, i)
+        if self._noise is not None:
+            self._noise = np.delete(self._noise, i)
         self._restandardize()
 
     # -- inference ------------------------------------------------------------------------
@@ -430,13 +469,17 @@ class ExactGP:
         dmean = dvar = None
         if grad:
             # dk_j/dx = G_j (x - x_j): contract with weights w without forming (m, n, d)
-            self.work.kernel(m * n)
+            if self._noise is None:  # (per-point noise: K and G counted as one kernel pass)
+                self.work.kernel(m * n)
             W = self._trsolve(V, trans=1)  # Delta^{-1} k, (n, m)
             Ga = G * self._alpha
             dmean = (X * Ga.sum(axis=1)[:, None] - Ga @ self._X) * s
             GW = G * W.T
             dvar = -2.0 * (X * GW.sum(axis=1)[:, None] - GW @ self._X) * (s * s)
             self.work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
+        if self._noise is not None:  # per-point noise: see the block below
+            return Prediction(mean=mean_s * s + self.y_mean, var=var_s * s * s, dmean=dmean,
+                              dvar=dvar)
         return Prediction(
             mean=mean_s * s + self.y_mean, var=var_s * (s * s), dmean=dmean, dvar=dvar
         )
@@ -465,3 +508,90 @@ class ExactGP:
     def alpha(self) -> np.ndarray:
         """``Delta^{-1} y_std`` (a copy), the weights of the posterior mean."""
         return self._alpha.copy()
+
+    # -- per-point noise (tvbo.models.HasPointNoise) -------------------------------------------
+    # Observations may carry their own noise variance: SparQ-GP-UCB's aged observations and
+    # expert answers, W-GP-UCB's weighted observations (noise lambda / w_i). The factor is then
+    # that of ``K + diag(noise) + jitter I``; append/remove stay O(n^2) (the new pivot uses the
+    # new point's own noise; a removal's rank-one update does not involve the noise at all).
+    # Units: standardised, like ``noise_var``. Without per-point noise (``_noise is None``) every
+    # operation is exactly the homoscedastic arithmetic above. Two choices keep results of the
+    # former SparQ posterior bit-identical and are documented here: with per-point noise,
+    # ``predict`` scales the variance as ``var_s * s * s`` and counts K and its gradient factor
+    # G as one kernel pass (one call computes both); jitter and the pivot tolerance stay relative
+    # to ``signal_var + noise_var`` (the per-point noises never make a pivot smaller than the
+    # smallest of them, so this scale only matters for a degenerate factor). Hyperparameter fits
+    # (tvbo.gp.fit) treat the noise as homoscedastic: fit on a GP without per-point noise.
+
+    #: per-observation noise variances (standardised units), or None: ``noise_var`` for all
+    _noise: np.ndarray | None = None
+
+    @property
+    def point_noise(self) -> np.ndarray:
+        """(n,) noise variance of every observation (standardised units), a read-only copy."""
+        if self._noise is None:
+            return _readonly(np.full(self.n, self._hp.noise_var))
+        return _readonly(self._noise.copy())
+
+    @property
+    def has_point_noise(self) -> bool:
+        """True when observations carry their own noise (set_data/append_with_noise)."""
+        return self._noise is not None
+
+    def _check_point_noise(self, noise: np.ndarray | None, n: int) -> np.ndarray | None:
+        if noise is None:
+            return None
+        noise = np.array(noise, dtype=float).reshape(-1)
+        if noise.shape[0] != n:
+            raise ValueError(f"noise must have one variance per observation ({n}), "
+                             f"got {noise.shape[0]}")
+        if not np.all(np.isfinite(noise)) or np.any(noise <= 0):
+            raise ValueError("noise (per-point variances) must be finite and > 0")
+        return noise
+
+    def append_with_noise(self, x: np.ndarray, t: float | None, y: float,
+                          noise_var: float) -> None:
+        """:meth:`append` an observation with its own noise variance (standardised units)."""
+        noise_var = float(noise_var)
+        if not (math.isfinite(noise_var) and noise_var > 0):
+            raise ValueError(f"noise_var must be a finite number > 0, got {noise_var!r}")
+        self._append(x, t, y, noise_var)
+
+    def set_point_noise(self, noise: np.ndarray | None) -> None:
+        """Give every held observation a new noise variance (None: back to ``noise_var``);
+        Delta changes on its diagonal, so refactorise (O(n^3))."""
+        noise = self._check_point_noise(noise, self.n)
+        self.work.call()
+        self._refactorize(self._X, self._T, self._y, self._hp, noise=noise)
+
+    def set_standardization(self, mean: float, std: float) -> None:
+        """Standardise y by the given ``(y - mean) / std`` from now on (frozen; SparQ-GP-UCB
+        standardises by its fit set, not by the data it conditions on). Call before set_data."""
+        mean, std = float(mean), float(std)
+        if not (math.isfinite(mean) and math.isfinite(std) and std > 0):
+            raise ValueError(f"standardisation needs a finite mean and std > 0, got {mean!r}, "
+                             f"{std!r}")
+        self.standardize = True
+        self.frozen_standardization = True
+        self.y_mean, self.y_std = mean, std
+        if self.n:
+            self._restandardize()
+
+    def information_gain(self) -> float:
+        """``1/2 log det(Sigma + K) - 1/2 log det(Sigma)`` with Sigma = diag(point noise).
+
+        The log term of SparQ-GP-UCB's beta (Theorem 3.1), read off the factor's diagonal in
+        O(n) (not charged as work, like :meth:`alpha`); standardised units; 0 without data.
+        """
+        if self.n == 0:
+            return 0.0
+        return float(np.sum(np.log(np.diag(self._L))) - 0.5 * np.sum(np.log(self.point_noise)))
+
+    def prior_covariance(self, X: np.ndarray, T: np.ndarray | float | None = None) -> np.ndarray:
+        """Prior covariance matrix ``k((X, T), (X, T))`` under the current hyperparameters
+        (standardised units), charged as ``len(X)^2`` kernel entries (e.g. a DPP's kernel)."""
+        X = self._points(X, "X", any_d=True)
+        T = self._times(T, X.shape[0], "T")
+        K = self.kernel.matrix(X, T, X, T, self._hp)
+        self.work.kernel(X.shape[0] ** 2)
+        return K

@@ -106,10 +106,21 @@ class HasHyperparameters(Protocol):
 
 @runtime_checkable
 class HasPointNoise(Protocol):
-    """A model whose observations each carry their own noise variance."""
+    """A model whose observations each carry their own noise variance (standardised units).
+
+    ``set_data(X, T, y, noise=...)`` sets them all; ``information_gain`` is
+    ``1/2 log det(Sigma + K) - 1/2 log det(Sigma)`` with Sigma the noise (SparQ-GP-UCB's beta).
+    """
+
+    @property
+    def point_noise(self) -> np.ndarray: ...
 
     def append_with_noise(self, x: np.ndarray, t: float | None, y: float,
                           noise_var: float) -> None: ...
+
+    def set_point_noise(self, noise: np.ndarray | None) -> None: ...
+
+    def information_gain(self) -> float: ...
 
 
 @runtime_checkable

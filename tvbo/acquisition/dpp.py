@@ -1,10 +1,11 @@
 """Approximate sampling from an M-DPP (fixed-size determinantal point process).
 
 SparQ-GP-UCB (Mauduit, Berthier & Simonetto, Appendix A) picks the locations it asks the expert
-about as an approximate sample of an ``M``-DPP over the past inputs, following Burt et al.
-(2019/2020, Algorithm 1). The ``M``-DPP with PSD kernel matrix ``K`` (N x N) is the distribution
-over subsets ``Z`` of size ``M`` with ``P(Z) = det K_ZZ / sum_{|Z'|=M} det K_Z'Z'``: it favours
-dispersed, weakly correlated points (spec_sparq_pegpucb.md §A.5, Definition 1).
+about (the acquisition of :mod:`tvbo.acquisition.expert`) as an approximate sample of an
+``M``-DPP over the past inputs, following Burt et al. (2019/2020, Algorithm 1). The ``M``-DPP
+with PSD kernel matrix ``K`` (N x N) is the distribution over subsets ``Z`` of size ``M`` with
+``P(Z) = det K_ZZ / sum_{|Z'|=M} det K_Z'Z'``: it favours dispersed, weakly correlated points
+(spec_sparq_pegpucb.md §A.5, Definition 1).
 
 * :func:`greedy_map` is the paper's Algorithm 3: greedy determinant maximisation (the Schur
   complement identity (33), i.e. pivoted Cholesky) -- the chain's starting set ``Z_0``.
