@@ -7,6 +7,7 @@ capability protocols and the layering rules.
 
 from tvbo.models.protocol import (
     HasHyperparameters,
+    HasKernelDensity,
     HasPointNoise,
     HasPriorMean,
     HasTemporalKernel,
@@ -16,6 +17,7 @@ from tvbo.models.protocol import (
 
 __all__ = [
     "HasHyperparameters",
+    "HasKernelDensity",
     "HasPointNoise",
     "HasPriorMean",
     "HasTemporalKernel",
