@@ -19,7 +19,9 @@ attributes at run time:
 * :class:`HasTemporalKernel`: a separable space x time kernel whose temporal part the W2
   relevance criterion integrates (W-DBO, BOLT);
 * :class:`HasKernelDensity`: an exploration term that is a kernel density W(x), available in
-  log space with the distance to the nearest observation (BOKE's kernel regression).
+  log space with the distance to the nearest observation (BOKE's kernel regression);
+* :class:`HasSpaceTimeGradient`: a posterior at space-time points with gradients in x AND t
+  (ABO's look-ahead optimises over future sampling times).
 
 The exact GP (:class:`tvbo.gp.exact.ExactGP`) is the one GP implementation; BOKE's kernel
 regression is a second implementation of :class:`Model`.
@@ -39,6 +41,7 @@ __all__ = [
     "HasKernelDensity",
     "HasPointNoise",
     "HasPriorMean",
+    "HasSpaceTimeGradient",
     "HasTemporalKernel",
     "Model",
     "Prediction",
@@ -140,3 +143,15 @@ class HasKernelDensity(Protocol):
     """
 
     def regression(self, X: np.ndarray, *, grad: bool = False): ...
+
+
+@runtime_checkable
+class HasSpaceTimeGradient(Protocol):
+    """A model whose posterior at points ``(X[i], T[i])`` has gradients in x and t.
+
+    ``dmean`` and ``dvar`` of the returned prediction have ``d + 1`` columns (d spatial, then
+    time). ABO's look-ahead acquisition (:mod:`tvbo.acquisition.lookahead`) needs it.
+    """
+
+    def predict_space_time(self, X: np.ndarray, T: np.ndarray, *, grad: bool = False,
+                           include_noise: bool = False) -> Prediction: ...
