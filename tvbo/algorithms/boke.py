@@ -38,7 +38,7 @@ from tvbo.acquisition.ikr_ucb import IKRUCBBeta, make_search, maximize_ikr_ucb
 from tvbo.acquisition.kr_ucb import kr_ucb_arm_scores, widen, widening_radius
 from tvbo.algorithms.components import Acquisition, Surrogate, register_component
 from tvbo.algorithms.presets import register_preset
-from tvbo.gp.exact import Prediction
+from tvbo.models import Prediction
 from tvbo.models.kernel_regression import KernelRegression
 
 
