@@ -6,16 +6,15 @@ import numpy as np
 import pytest
 
 import tvbo
+from tvbo.acquisition.beta import boke_beta
+from tvbo.acquisition.ikr_ucb import IKRUCBBeta, ikr_ucb_value
 from tvbo.algorithms import ProblemInfo, make, names
 from tvbo.algorithms.boke import (
     IKRUCBAcquisition,
     KernelRegressionSurrogate,
     KRUCBAcquisition,
-    kernel_regression,
-    paper_beta,
-    scott_factor,
-    silverman_factor,
 )
+from tvbo.models.kernel_regression import kernel_regression, scott_factor, silverman_factor
 from tvbo.work import WorkCounter
 
 
@@ -122,8 +121,8 @@ def test_bandwidth_and_beta_schedules_match_the_spec_tables():
     assert scott_factor(100, 2) == pytest.approx(0.464, abs=5e-4)
     assert scott_factor(200, 8) == pytest.approx(0.643, abs=5e-4)
     assert silverman_factor(10, 1) == pytest.approx(0.668, abs=5e-4)
-    assert paper_beta(1, 1.0, 0.1) == pytest.approx(8.373, abs=1e-3)
-    assert paper_beta(100, 1.0, 0.05) == pytest.approx(28.180, abs=1e-3)
+    assert boke_beta(t=1, noise_scale=1.0, delta=0.1) == pytest.approx(8.373, abs=1e-3)
+    assert boke_beta(t=100, noise_scale=1.0, delta=0.05) == pytest.approx(28.180, abs=1e-3)
 
 
 def test_boke_acquisition_is_mean_plus_scaled_density_term():
@@ -131,14 +130,14 @@ def test_boke_acquisition_is_mean_plus_scaled_density_term():
     alg = _feed(_alg("boke"), X, y)
     n = len(y)
     h = np.sqrt(1 / 12) * n ** (-1 / 6)
-    beta = paper_beta(n, 0.1 * np.std(y), 0.1)
-    assert alg.surrogate.bandwidth_at(n) == pytest.approx(h)
-    assert alg.acquisition.beta_at(n, y) == pytest.approx(beta)
+    beta = boke_beta(t=n, noise_scale=0.1 * np.std(y), delta=0.1)
+    assert alg.surrogate.model.bandwidth_at(n) == pytest.approx(h)
+    assert alg.acquisition.beta(n, y, 2) == pytest.approx(beta)
     Q = np.random.default_rng(3).random((6, 2))
     k = np.exp(-((Q[:, None] - X[None]) ** 2).sum(-1) / (2 * h * h))
     expected = k @ y / k.sum(1) + np.sqrt(beta) / np.sqrt(k.sum(1))
     np.testing.assert_allclose(
-        IKRUCBAcquisition.value(alg.surrogate, Q, beta), expected, rtol=1e-10
+        ikr_ucb_value(alg.surrogate.model, Q, beta), expected, rtol=1e-10
     )
     # predict() exposes the same model: NW mean and var = 1 / W
     pred = alg.surrogate.predict(Q, 0.0)
@@ -153,8 +152,8 @@ def test_boke_proposal_beats_random_points_on_its_acquisition():
     assert x.shape == (2,) and np.all((0 <= x) & (x <= 1))
     beta = alg.state()["beta"]
     others = np.random.default_rng(9).random((2000, 2))
-    value = IKRUCBAcquisition.value
-    assert value(alg.surrogate, x[None], beta)[0] >= value(alg.surrogate, others, beta).max() - 1e-9
+    model = alg.surrogate.model
+    assert ikr_ucb_value(model, x[None], beta)[0] >= ikr_ucb_value(model, others, beta).max() - 1e-9
 
 
 def test_compact_kernel_proposal_fills_the_emptiest_region():
@@ -183,8 +182,8 @@ def test_boke_plus_with_tiny_p_always_exploits_the_mean():
     for _ in range(3):
         x = alg.propose(0.0)
         assert alg.state()["exploit"] == 1.0
-        best = alg.surrogate.regression(others).mean.max()
-        assert alg.surrogate.regression(x[None]).mean[0] >= best - 1e-9
+        best = alg.surrogate.model.regression(others).mean.max()
+        assert alg.surrogate.model.regression(x[None]).mean[0] >= best - 1e-9
 
 
 def test_boke_plus_exploits_with_probability_one_minus_p():
@@ -209,7 +208,7 @@ def test_kr_ucb_resamples_the_best_arm_when_arms_exceed_t_alpha():
     X, y = _data(n=16)
     alg = _feed(_alg("kr-ucb"), X, y)
     x = alg.propose(0.0)
-    h = alg.surrogate.bandwidth_at(16)
+    h = alg.surrogate.model.bandwidth_at(16)
     assert alg.state()["resample"] == 1.0  # 16 distinct > 16^0.5
     np.testing.assert_array_equal(x, X[np.argmax(_arm_scores(X, y, h, 1.0))])
 
@@ -221,12 +220,12 @@ def test_kr_ucb_widens_near_the_arm_into_low_density():
     alg = _feed(_alg("kr-ucb"), X, y)
     x = alg.propose(0.0)
     assert alg.state()["resample"] == 0.0
-    h = alg.surrogate.bandwidth_at(16)
+    h = alg.surrogate.model.bandwidth_at(16)
     arm = X[np.argmax(_arm_scores(X, y, h, 1.0))]
     rho = alg.acquisition.radius("gaussian", h)
     assert rho == pytest.approx(h)  # tau = exp(-1/2), Gaussian kernel
     assert np.linalg.norm(x - arm) <= rho + 1e-12
-    w = alg.surrogate.regression(np.vstack([x, arm])).log_w
+    w = alg.surrogate.model.regression(np.vstack([x, arm])).log_w
     assert w[0] < w[1]
 
 
@@ -236,9 +235,9 @@ def test_tv_boke_window_forgets_old_observations():
     alg = _feed(_alg("tv-boke", window=10), X, y)
     assert alg.dataset_size() == 10
     Q = np.random.default_rng(1).random((5, 2))
-    h = alg.surrogate.bandwidth_at(10)
+    h = alg.surrogate.model.bandwidth_at(10)
     ref = kernel_regression(Q, X[-10:], y[-10:], h)
-    np.testing.assert_allclose(alg.surrogate.regression(Q).mean, ref.mean, rtol=1e-12)
+    np.testing.assert_allclose(alg.surrogate.model.regression(Q).mean, ref.mean, rtol=1e-12)
     assert alg.state()["removed_total"] == 20.0
 
 
@@ -258,11 +257,11 @@ def test_tv_boke_discount_weights_and_truncation():
     assert alg.state()["removed_total"] == 40 - keep
     w = 0.8 ** np.arange(keep - 1, -1, -1)
     Q = np.array([[0.5, 0.5]])
-    h = alg.surrogate.bandwidth_at(w.sum())
+    h = alg.surrogate.model.bandwidth_at(w.sum())
     assert alg.state()["n_eff"] == pytest.approx(w.sum())
     k = np.exp(-((Q - X[-keep:]) ** 2).sum(-1) / (2 * h * h)) * w
     np.testing.assert_allclose(
-        alg.surrogate.regression(Q).mean, [k @ y[-keep:] / k.sum()], rtol=1e-12
+        alg.surrogate.model.regression(Q).mean, [k @ y[-keep:] / k.sum()], rtol=1e-12
     )
 
 
@@ -277,8 +276,8 @@ def test_tv_boke_follows_a_change_that_static_boke_ignores():
     tv = _feed(_alg("tv-boke", d=1, window=20, bandwidth=0.1), X, y)
     st = _feed(_alg("boke", d=1, bandwidth=0.1), X, y)
     q = np.array([[0.2], [0.8]])
-    assert tv.surrogate.regression(q).mean[1] > tv.surrogate.regression(q).mean[0]
-    assert st.surrogate.regression(q).mean[1] < st.surrogate.regression(q).mean[0]
+    assert tv.surrogate.model.regression(q).mean[1] > tv.surrogate.model.regression(q).mean[0]
+    assert st.surrogate.model.regression(q).mean[1] < st.surrogate.model.regression(q).mean[0]
 
 
 # -- errors and registry ----------------------------------------------------------------------
@@ -293,6 +292,9 @@ def test_tv_boke_follows_a_change_that_static_boke_ignores():
         (KernelRegressionSurrogate, {"forgetting": "never"}, "none, discount"),
         (KernelRegressionSurrogate, {"gamma": 1.0}, "gamma"),
         (IKRUCBAcquisition, {"beta": "huge"}, "paper, wdbo"),
+        (IKRUCBAcquisition, {"beta": -1.0}, "beta must be finite"),
+        (IKRUCBAcquisition, {"search": "grid"}, "screen, multistart"),
+        (IKRUCBAcquisition, {"n_starts": 0}, "n_starts"),
         (IKRUCBAcquisition, {"delta": 1.5}, "delta"),
         (IKRUCBAcquisition, {"p": 0.0}, "p "),
         (KRUCBAcquisition, {"alpha": 1.0}, "alpha"),
@@ -346,3 +348,14 @@ def test_boke_runs_on_the_engine_and_finds_the_forrester_optimum():
     assert np.all(np.isfinite(regret)) and np.all(regret >= -1e-9)
     assert regret.min() < 0.05  # simple regret on a 1-D problem after 35 BOKE steps
     assert ds.attrs["n_iterations"] == 40
+
+
+def test_boke_with_the_shared_multistart_search_and_the_wdbo_beta():
+    X, y = _data(n=20)
+    alg = _feed(_alg("boke", search="multistart", beta="wdbo"), X, y)
+    x = alg.propose(0.0)
+    assert alg.state()["beta"] == pytest.approx(IKRUCBBeta("wdbo")(20, y, 2))
+    others = np.random.default_rng(9).random((2000, 2))
+    model, beta = alg.surrogate.model, alg.state()["beta"]
+    assert ikr_ucb_value(model, x[None], beta)[0] >= ikr_ucb_value(model, others, beta).max() - 1e-9
+    assert alg.acquisition.options()["search"] == "multistart"

@@ -16,8 +16,8 @@ import pytest
 import tvbo
 from tvbo.acquisition.dpp import greedy_map, mdpp_probabilities, sample_mdpp
 from tvbo.algorithms import make
-from tvbo.algorithms.boke import kernel_regression
 from tvbo.cli import main
+from tvbo.models.kernel_regression import kernel_regression
 
 PRIOR_SET_ALGORITHMS = ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing")
 KR_ALGORITHMS = ("boke", "boke-plus", "kr-ucb", "tv-boke")

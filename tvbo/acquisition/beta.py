@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 BETA_SCHEDULES: tuple[str, ...] = ("wdbo", "constant", "srinivas", "log")
 
 
@@ -161,3 +163,38 @@ def rule_beta(rule: BetaRule, **quantities: float) -> float:
     is r again, bit for bit (sqrt(fl(r^2)) = |r| in binary floating point)."""
     value = rule(**quantities)
     return value * value if rule.returns == "root_beta" else value
+# -- BOKE (Zhu et al.): the IKR-UCB weight, t = (effective) number of observations held ---------
+@register_beta(
+    "boke",
+    citation="Zhu et al. (2025), BOKE, Theorem 4.13: 2 s^2 M_Psi log(2 pi^2 t^2 / (3 delta))",
+)
+def boke_beta(*, t: float, noise_scale: float, delta: float = 0.1, m_psi: float = 1.0) -> float:
+    """``noise_scale`` is the sub-Gaussian scale s in units of y (what the experiments use)."""
+    return 2.0 * noise_scale**2 * m_psi * np.log(2.0 * np.pi**2 * t**2 / (3.0 * delta))
+
+
+@register_beta(
+    "boke-wdbo",
+    citation="W-DBO public code's 0.2 d log(2t) (Bardou et al. 2024), in units of var(y), for "
+    "BOKE's IKR-UCB (a like-for-like comparison; not in Zhu et al. 2025)",
+)
+def boke_wdbo_beta(*, d: int, t: float, y_scale: float) -> float:
+    return 0.2 * d * np.log(2.0 * max(t, 1.0)) * y_scale**2
+
+
+# -- ABO (Nyikosa, Osborne & Roberts 2018) ------------------------------------------------------
+@register_beta(
+    "abo",
+    citation="Nyikosa, Osborne & Roberts (2018), ABO, arXiv 1803.03432, author's code "
+    "calculateUCBKappa1: kappa_i = (1/5) sqrt(2 log(i^(d/2+2) pi^2 / (3 delta)))",
+    returns="root_beta",
+)
+def abo_kappa(i: int, d: int, delta: float = 0.1) -> float:
+    """ABO's exploration weight ``kappa_i`` (= sqrt(beta)); ``i`` is ABO's iteration count.
+
+    The 1/5 is the "practical factor" of Srinivas et al.; computed in log space.
+    """
+    if i < 1 or d < 1 or not 0 < delta < 1:
+        raise ValueError(f"abo_kappa needs i >= 1, d >= 1, 0 < delta < 1; got {i}, {d}, {delta}")
+    log_arg = (d / 2.0 + 2.0) * math.log(i) + math.log(math.pi**2 / (3.0 * delta))
+    return 0.2 * math.sqrt(2.0 * max(log_arg, 0.0))

@@ -7,23 +7,25 @@ moment. Before stability it queries at the current time like any UCB method. Eve
 follows the author's MATLAB code (``bayes_opt_mat/BayesOpt/doBayesOpt.m``, "ABO Checks"), since
 the paper body was not retrievable (spec_baselines.md §4 and its status note).
 
-This module provides the acquisition ``kind="abo"`` (:class:`ABOAcquisition`), the joint
-``(x, t)`` posterior it needs (:func:`joint_posterior`: mean, variance and their gradients with
-respect to x AND t, derived from the separable kernel) and the preset ``abo``.
+This module keeps ABO's policy -- when l_T counts as stable, which window of future times to
+search, and handing the engine a :class:`~tvbo.algorithms.base.Query` for the chosen time -- as
+the acquisition part ``kind="abo"`` (:class:`ABOAcquisition`) and the preset ``abo``. The
+look-ahead UCB over space and time and its beta (ABO's ``kappa_i``, registered rule ``abo``)
+are in :mod:`tvbo.acquisition.lookahead`; the joint ``(x, t)`` posterior with gradients in x AND
+t is the exact GP's :meth:`~tvbo.gp.exact.ExactGP.predict_space_time`
+(:mod:`tvbo.gp.space_time`). Nothing here computes a posterior, a UCB or a beta, or counts work.
 """
 
 from __future__ import annotations
 
 import math
 import types
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.linalg import solve_triangular
-from scipy.spatial.distance import cdist
 
-from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
+from tvbo.acquisition import AcquisitionOptimizer, make_beta
+from tvbo.acquisition.lookahead import LookaheadBeta, LookaheadUCB
 from tvbo.algorithms.base import Query
 from tvbo.algorithms.components import (
     Acquisition,
@@ -32,133 +34,12 @@ from tvbo.algorithms.components import (
     register_component,
 )
 from tvbo.algorithms.presets import register_preset
-from tvbo.gp.exact import ExactGP, Prediction, flops_matmul, flops_trisolve
-from tvbo.work import WorkCounter
 
 if TYPE_CHECKING:
     from tvbo.algorithms.composed import ComposedAlgorithm
 
 #: slope of l_T measured in seconds per iteration (the author's code) or in log(l_T) per iteration
 SLOPE_SCALES: tuple[str, ...] = ("absolute", "log")
-
-
-# ------------------------------------------------------------------------------------------------
-# the joint (x, t) posterior
-# ------------------------------------------------------------------------------------------------
-def joint_posterior(
-    gp: ExactGP,
-    X: np.ndarray,
-    T: np.ndarray,
-    *,
-    grad: bool = False,
-    include_noise: bool = False,
-    work: WorkCounter | None = None,
-) -> Prediction:
-    """Posterior of f at the points ``(X[i], T[i])`` with gradients w.r.t. ``(x, t)``.
-
-    ``dmean`` and ``dvar`` have ``d + 1`` columns: d spatial, then time. For the separable kernel
-    ``k = lambda k_S(|x - x_j| / l_S) k_T(|t - t_j| / l_T)``:
-
-    * ``d k / d x = lambda k_T k_S'(r_S) / (r_S l_S^2) (x - x_j)`` (finite at r_S = 0);
-    * ``d k / d t = lambda k_S k_T'(r_T) sign(t - t_j) / l_T``;
-
-    then ``d mu = (d k)^T alpha`` and ``d var = -2 (d k)^T Delta^{-1} k`` (the prior variance is
-    constant). Matérn-1/2 in time has a cusp at ``t = t_j``; ``sign(0) = 0`` picks the zero
-    subgradient there. Everything is in the GP's standardised units and converted back.
-    """
-    if not gp.kernel.has_time:
-        raise ValueError("joint_posterior needs a spatio-temporal GP (kernel without time)")
-    if gp.n == 0:
-        raise ValueError("joint_posterior needs at least one observation")
-    work = work if work is not None else gp.work
-    X = np.asarray(X, float)
-    T = np.asarray(T, float).reshape(-1)
-    if X.ndim != 2 or X.shape[1] != gp.d or T.shape[0] != X.shape[0]:
-        raise ValueError(f"X must be (m, {gp.d}) and T (m,), got {X.shape} and {T.shape}")
-    hp = gp.hyperparameters
-    ls, lt, sv = hp.lengthscale_space, hp.lengthscale_time, hp.signal_var
-    m, n, d = X.shape[0], gp.n, gp.d
-    work.call()
-    work.kernel(m * n)
-    rs = cdist(X, gp.X) / ls
-    lag = T[:, None] - gp.T[None, :]
-    rt = np.abs(lag) / lt
-    cs = gp.kernel.space.value(rs)
-    ct, dct = gp.kernel.time.value_and_d_dr(rt)
-    K = sv * cs * ct
-    L = gp.cholesky
-    mean_s = K @ gp.alpha()
-    V = solve_triangular(L, K.T, lower=True, check_finite=False)
-    var_s = np.maximum(sv - np.einsum("ij,ij->j", V, V), 0.0)
-    work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
-    if include_noise:
-        var_s = var_s + hp.noise_var
-    s = gp.y_std
-    dmean = dvar = None
-    if grad:
-        W = solve_triangular(L, V, lower=True, trans=1, check_finite=False).T  # (m, n)
-        alpha = gp.alpha()
-        G = sv * ct * gp.kernel.space.d_dr_over_r(rs) / (ls * ls)  # dk/dx = G (x - x_j)
-        Kt = sv * cs * dct * np.sign(lag) / lt  # dk/dt
-        Ga, GW = G * alpha, G * W
-        dmean = np.empty((m, d + 1))
-        dvar = np.empty((m, d + 1))
-        dmean[:, :d] = X * Ga.sum(axis=1)[:, None] - Ga @ gp.X
-        dvar[:, :d] = -2.0 * (X * GW.sum(axis=1)[:, None] - GW @ gp.X)
-        dmean[:, d] = Kt @ alpha
-        dvar[:, d] = -2.0 * np.einsum("ij,ij->i", Kt, W)
-        dmean *= s
-        dvar *= s * s
-        work.kernel(2 * m * n)
-        work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 10.0 * m * n)
-    return Prediction(mean=mean_s * s + gp.y_mean, var=var_s * (s * s), dmean=dmean, dvar=dvar)
-
-
-@dataclass
-class _Window:
-    """The (d+1)-dim unit box seen by the optimiser: ``u = (x, tau)``, ``t = t_lo + tau * span``.
-
-    It quacks like a surrogate (``predict``) so the shared :func:`ucb` can score it; the time
-    gradient is scaled by ``span`` (chain rule).
-    """
-
-    gp: ExactGP
-    t_lo: float
-    span: float
-    work: WorkCounter
-
-    def times(self, U: np.ndarray) -> np.ndarray:
-        return self.t_lo + U[:, -1] * self.span
-
-    def predict(self, U, t=None, *, grad=False, include_noise=False) -> Prediction:
-        U = np.asarray(U, float)
-        pred = joint_posterior(
-            self.gp,
-            U[:, :-1],
-            self.times(U),
-            grad=grad,
-            include_noise=include_noise,
-            work=self.work,
-        )
-        if grad:
-            pred.dmean[:, -1] *= self.span
-            pred.dvar[:, -1] *= self.span
-        return pred
-
-
-# ------------------------------------------------------------------------------------------------
-# the acquisition
-# ------------------------------------------------------------------------------------------------
-def abo_kappa(i: int, d: int, delta: float = 0.1) -> float:
-    """ABO's exploration weight ``kappa_i = (1/5) sqrt(2 log(i^{d/2+2} pi^2 / (3 delta)))``.
-
-    From the author's ``calculateUCBKappa1`` (the 1/5 is the "practical factor" of Srinivas et
-    al.); ``i`` is ABO's iteration count, ``d`` the spatial dimension. Computed in log space.
-    """
-    if i < 1 or d < 1 or not 0 < delta < 1:
-        raise ValueError(f"abo_kappa needs i >= 1, d >= 1, 0 < delta < 1; got {i}, {d}, {delta}")
-    log_arg = (d / 2.0 + 2.0) * math.log(i) + math.log(math.pi**2 / (3.0 * delta))
-    return 0.2 * math.sqrt(2.0 * max(log_arg, 0.0))
 
 
 class ABOAcquisition(Acquisition):
@@ -183,16 +64,17 @@ class ABOAcquisition(Acquisition):
 
     **Joint optimisation**: Sobol raw samples in the (d+1)-dim unit box (x, tau) with
     ``t = t_lo + tau (t_hi - t_lo)``, then multi-start L-BFGS-B with analytic gradients in x and
-    t (:func:`joint_posterior`); the engine then waits until the chosen time (a
-    :class:`~tvbo.algorithms.base.Query`). Finite candidate sets use a grid of ``time_grid``
+    t (:class:`~tvbo.acquisition.lookahead.LookaheadUCB` over the GP's
+    :meth:`~tvbo.gp.exact.ExactGP.predict_space_time`); the engine then waits until the chosen
+    time (a :class:`~tvbo.algorithms.base.Query`). Finite candidate sets use a grid of ``time_grid``
     times over the window instead.
 
     **Acquisition form**: maximisation, ``mu + sqrt(beta) sigma`` (ABO's LCB for minimisation,
     mirrored). ``beta`` takes any schedule of :func:`~tvbo.acquisition.make_beta`; the default is
     the common W-DBO ``0.2 d log 2n`` so all UCB baselines explore alike. ``beta="abo"`` uses
-    ABO's ``kappa_i`` (:func:`abo_kappa`, ``kappa_delta`` = the code's 0.1) as ``sqrt(beta)``;
-    the two are close in practice (d = 1, i = n = 100: 1.10 vs 1.03). ``optimise_time=False``
-    gives ABO-t (never looks ahead).
+    ABO's ``kappa_i`` (registered beta rule ``abo``, ``kappa_delta`` = the code's 0.1) as
+    ``sqrt(beta)``; the two are close in practice (d = 1, i = n = 100: 1.10 vs 1.03).
+    ``optimise_time=False`` gives ABO-t (never looks ahead).
 
     State: ``abo_stable``, ``abo_checks`` (qualifying checks so far), ``abo_slope`` (NaN before
     burn-in), ``abo_lengthscale_time``, ``abo_lookahead`` (chosen ``t_best - t_now``; 0 before
@@ -223,11 +105,9 @@ class ABOAcquisition(Acquisition):
         maxiter: int = 200,
         include_noise: bool = False,
     ) -> None:
-        self.use_kappa = isinstance(beta, str) and beta == "abo"
+        use_kappa = isinstance(beta, str) and beta == "abo"
         self.beta_spec = beta
-        self.beta = None if self.use_kappa else make_beta(beta)
-        if not 0 < kappa_delta < 1:
-            raise ValueError(f"kappa_delta must be in (0, 1), got {kappa_delta!r}")
+        self.beta = LookaheadBeta(None if use_kappa else make_beta(beta), kappa_delta)
         if int(burn_in) != burn_in or burn_in < 2:
             raise ValueError(
                 f"burn_in must be an integer >= 2 (slope over burn_in - 1 "
@@ -247,8 +127,6 @@ class ABOAcquisition(Acquisition):
             raise ValueError(f"dt_min must be a finite number >= 0, got {dt_min!r}")
         if max_lookahead is not None and not max_lookahead >= dt_min:
             raise ValueError(f"max_lookahead must be >= dt_min ({dt_min}), got {max_lookahead!r}")
-        if int(time_grid) != time_grid or time_grid < 2:
-            raise ValueError(f"time_grid must be an integer >= 2, got {time_grid!r}")
         self.kappa_delta = float(kappa_delta)
         self.burn_in = int(burn_in)
         self.slope_threshold = float(slope_threshold)
@@ -258,11 +136,11 @@ class ABOAcquisition(Acquisition):
         self.dt_min = float(dt_min)
         self.max_lookahead = None if max_lookahead is None else float(max_lookahead)
         self.optimise_time = bool(optimise_time)
-        self.time_grid = int(time_grid)
-        self.optimizer = AcquisitionOptimizer(
-            n_restarts=n_restarts, raw_samples=raw_samples, maxiter=maxiter
+        self.lookahead = LookaheadUCB(
+            AcquisitionOptimizer(n_restarts=n_restarts, raw_samples=raw_samples, maxiter=maxiter),
+            time_grid=time_grid,
+            include_noise=bool(include_noise),
         )
-        self.include_noise = bool(include_noise)
         # run state
         self.iteration = 0
         self.history: list[float] = []
@@ -316,11 +194,6 @@ class ABOAcquisition(Acquisition):
             if self.checks >= self.stability_checks:
                 self.stable = True
 
-    def _beta(self, d: int, n: int) -> float:
-        if self.use_kappa:
-            return abo_kappa(self.iteration, d, self.kappa_delta) ** 2
-        return float(self.beta(d, n, self.iteration))
-
     def window(self, t: float, lengthscale_time: float) -> tuple[float, float]:
         """The look-ahead window ``(t_lo, t_hi)`` for the present ``t`` and the fitted l_T."""
         hi = max(self.dt_min, self.window_fraction * lengthscale_time)
@@ -340,60 +213,22 @@ class ABOAcquisition(Acquisition):
         self.iteration += 1
         lengthscale_time = float(surrogate.hyperparameters.lengthscale_time)
         self._update_stability(lengthscale_time)
-        self.last_beta = beta = self._beta(problem.d, surrogate.n)
+        self.last_beta = beta = self.beta(problem.d, surrogate.n, self.iteration)
         rng = self.algorithm.rng
-        incumbent = surrogate.X[[int(np.argmax(surrogate.y))]] if surrogate.n else None
 
         if not (self.stable and self.optimise_time) or surrogate.n == 0:
             self.last_lookahead = self.last_window = 0.0
             self._planned_at = None
-
-            def present(X: np.ndarray, grad: bool):
-                return ucb(surrogate, X, t, beta, grad=grad, include_noise=self.include_noise)
-
-            x, _ = self.optimizer.maximize(
-                present,
-                problem.d,
-                rng,
-                candidates=problem.candidates,
-                extra_starts=incumbent,
-                work=self.work,
-            )
-            return x
+            return self.lookahead.at_present(gp, t, beta, problem.d, rng, problem.candidates)
 
         t_lo, t_hi = self.window(t, lengthscale_time)
-        box = _Window(gp, t_lo, t_hi - t_lo, self.work)
-        if problem.candidates is not None:
-            x, t_best = self._select_discrete(box, problem.candidates, beta)
-        else:
-
-            def joint(U: np.ndarray, grad: bool):
-                return ucb(box, U, t, beta, grad=grad, include_noise=self.include_noise)
-
-            starts = None if incumbent is None else np.hstack([incumbent, [[0.0]]])
-            u, _ = self.optimizer.maximize(
-                joint, problem.d + 1, rng, extra_starts=starts, work=self.work
-            )
-            x, t_best = u[:-1], float(box.times(u[None, :])[0])
+        x, t_best = self.lookahead.over_window(
+            gp, t_lo, t_hi, beta, problem.d, rng, problem.candidates
+        )
         self.last_window = t_hi - t
         self.last_lookahead = t_best - t
         self._planned_at = t_best
         return x
-
-    def _select_discrete(
-        self, box: _Window, candidates: np.ndarray, beta: float
-    ) -> tuple[np.ndarray, float]:
-        """Exhaustive over candidates x ``time_grid`` evenly spaced times of the window."""
-        candidates = np.asarray(candidates, float)
-        best, best_value = (candidates[0], box.t_lo), -np.inf
-        for tau in np.linspace(0.0, 1.0, self.time_grid):
-            U = np.hstack([candidates, np.full((len(candidates), 1), tau)])
-            values, _ = ucb(box, U, 0.0, beta, grad=False, include_noise=self.include_noise)
-            i = int(np.argmax(values))
-            if values[i] > best_value:
-                best_value = float(values[i])
-                best = (candidates[i].copy(), float(box.times(U[i : i + 1])[0]))
-        return best
 
     # -- records ----------------------------------------------------------------------------
     def state(self) -> dict[str, float]:
@@ -409,7 +244,8 @@ class ABOAcquisition(Acquisition):
 
     def options(self) -> dict[str, Any]:
         return {
-            "beta": self.beta_spec if self.use_kappa else dict(self.beta.__dict__),
+            "beta": (self.beta_spec if self.beta.schedule is None
+                     else dict(self.beta.schedule.__dict__)),
             "kappa_delta": self.kappa_delta,
             "burn_in": self.burn_in,
             "slope_threshold": self.slope_threshold,
@@ -419,11 +255,11 @@ class ABOAcquisition(Acquisition):
             "dt_min": self.dt_min,
             "max_lookahead": self.max_lookahead,
             "optimise_time": self.optimise_time,
-            "time_grid": self.time_grid,
-            "n_restarts": self.optimizer.n_restarts,
-            "raw_samples": self.optimizer.raw_samples,
-            "maxiter": self.optimizer.maxiter,
-            "include_noise": self.include_noise,
+            "time_grid": self.lookahead.time_grid,
+            "n_restarts": self.lookahead.optimizer.n_restarts,
+            "raw_samples": self.lookahead.optimizer.raw_samples,
+            "maxiter": self.lookahead.optimizer.maxiter,
+            "include_noise": self.lookahead.include_noise,
         }
 
 

@@ -12,7 +12,8 @@ this mapping (spec §1.1 flag); the papers give one box for all d + 1 coordinate
 sweeps the whole box. The ``time_range`` option replaces ``[lo_t, hi_t]`` (e.g. ``[0, 1]``: time
 normalised as the W-DBO paper's App. H.1 says of its implementation), which changes how fast the
 function moves: Griewank's ``z_t^2 / 4000`` term drifts by 90 over a run on the default range and
-by 2.5e-4 on ``[0, 1]``; the reproduction report measures what that does to the BOLT table. ``raw`` is the function exactly as published
+by 2.5e-4 on ``[0, 1]``; the reproduction report measures what that does to the BOLT table.
+``raw`` is the function exactly as published
 (minimisation form), so its known minima are checkable on the original definition.
 
 Oracle structure used here (see each class): Ackley and Schwefel have exact spatial argmaxes,

@@ -595,3 +595,11 @@ class ExactGP:
         K = self.kernel.matrix(X, T, X, T, self._hp)
         self.work.kernel(X.shape[0] ** 2)
         return K
+    # -- capability HasSpaceTimeGradient (ABO's look-ahead; body in tvbo/gp/space_time.py) ---
+    def predict_space_time(
+        self, X: np.ndarray, T: np.ndarray, *, grad: bool = False, include_noise: bool = False
+    ) -> Prediction:
+        """Posterior at the points ``(X[i], T[i])`` with gradients in (x, t): d + 1 columns."""
+        from tvbo.gp.space_time import joint_posterior  # space_time imports this module
+
+        return joint_posterior(self, X, T, grad=grad, include_noise=include_noise)

@@ -7,8 +7,10 @@ capability protocols and the layering rules.
 
 from tvbo.models.protocol import (
     HasHyperparameters,
+    HasKernelDensity,
     HasPointNoise,
     HasPriorMean,
+    HasSpaceTimeGradient,
     HasTemporalKernel,
     Model,
     Prediction,
@@ -16,8 +18,10 @@ from tvbo.models.protocol import (
 
 __all__ = [
     "HasHyperparameters",
+    "HasKernelDensity",
     "HasPointNoise",
     "HasPriorMean",
+    "HasSpaceTimeGradient",
     "HasTemporalKernel",
     "Model",
     "Prediction",

@@ -17,7 +17,11 @@ attributes at run time:
 * :class:`HasPointNoise`: observations with their own noise variance (SparQ-GP-UCB's experts);
 * :class:`HasPriorMean`: a non-zero prior mean function (PE-GP-UCB's candidate priors);
 * :class:`HasTemporalKernel`: a separable space x time kernel whose temporal part the W2
-  relevance criterion integrates (W-DBO, BOLT).
+  relevance criterion integrates (W-DBO, BOLT);
+* :class:`HasKernelDensity`: an exploration term that is a kernel density W(x), available in
+  log space with the distance to the nearest observation (BOKE's kernel regression);
+* :class:`HasSpaceTimeGradient`: a posterior at space-time points with gradients in x AND t
+  (ABO's look-ahead optimises over future sampling times).
 
 The exact GP (:class:`tvbo.gp.exact.ExactGP`) is the one GP implementation; BOKE's kernel
 regression is a second implementation of :class:`Model`.
@@ -34,8 +38,10 @@ from tvbo.work import WorkCounter
 
 __all__ = [
     "HasHyperparameters",
+    "HasKernelDensity",
     "HasPointNoise",
     "HasPriorMean",
+    "HasSpaceTimeGradient",
     "HasTemporalKernel",
     "Model",
     "Prediction",
@@ -135,3 +141,28 @@ class HasTemporalKernel(Protocol):
     """A model with a separable kernel k_S(x, x') k_T(t, t') (the W2 criterion needs k_T)."""
 
     kernel: object
+
+
+@runtime_checkable
+class HasKernelDensity(Protocol):
+    """A model whose exploration term is a kernel density W(x) (BOKE, Zhu et al., Eq. 3.9).
+
+    ``predict`` gives ``var = 1 / W``, which overflows far from the data; ``regression`` gives
+    the mean, ``log W`` (``-inf`` where W = 0) and the distance to the nearest observation, with
+    their gradients in x when ``grad`` (a :class:`tvbo.models.kernel_regression.KRResult`), so
+    an acquisition can work in log space and break ties where W = 0.
+    """
+
+    def regression(self, X: np.ndarray, *, grad: bool = False): ...
+
+
+@runtime_checkable
+class HasSpaceTimeGradient(Protocol):
+    """A model whose posterior at points ``(X[i], T[i])`` has gradients in x and t.
+
+    ``dmean`` and ``dvar`` of the returned prediction have ``d + 1`` columns (d spatial, then
+    time). ABO's look-ahead acquisition (:mod:`tvbo.acquisition.lookahead`) needs it.
+    """
+
+    def predict_space_time(self, X: np.ndarray, T: np.ndarray, *, grad: bool = False,
+                           include_noise: bool = False) -> Prediction: ...
