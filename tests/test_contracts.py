@@ -113,3 +113,131 @@ def test_benchmark_run_file_is_valid(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(contracts.MODELS))
 def test_model_posterior_after_appends_and_removals_equals_a_full_refactorisation(name):
     contracts.check_model_posterior(name)
+
+
+# -- the contracts fail where they must: deliberately broken objects ---------------------------
+
+def _broken_algorithm(defect: str):
+    """A small algorithm with one defect (random queries plus a counted 'model' otherwise)."""
+    import numpy as np
+
+    from tvbo.algorithms.base import Algorithm
+
+    class Broken(Algorithm):
+        name = f"broken-{defect}"
+
+        def __init__(self, scale: float = 1.0) -> None:
+            super().__init__()
+            self.scale, self.n = float(scale), 0
+
+        def propose(self, t):
+            if defect != "no-work":
+                self.work.flops(100.0)
+            x = self.rng.random(self.problem.d)
+            if defect == "out-of-bounds" and self.n >= 4:
+                x = x + 1.0
+            if defect == "global-rng":
+                x = np.random.random(self.problem.d)  # noqa: NPY002 - the defect under test
+            return x
+
+        def ingest(self, x, t, y, *, now, warmup):
+            self.n += 1
+
+        def dataset_size(self):
+            return self.n
+
+        def options(self):
+            return {"scale": self.scale, **({"lost": 1} if defect == "bad-options" else {})}
+
+    return Broken
+
+
+DEFECTS = {
+    "out-of-bounds": contracts.check_proposals,
+    "global-rng": contracts.check_determinism,
+    "no-work": contracts.check_work_counted,
+    "bad-options": contracts.check_options_round_trip,
+}
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS))
+def test_an_algorithm_with_a_defect_fails_its_contract(defect):
+    import tvbo.algorithms as A
+
+    cls = _broken_algorithm(defect)
+    A.register(cls.name, cls)
+    try:
+        # the engine itself refuses a query outside the domain (RuntimeError)
+        with pytest.raises((AssertionError, RuntimeError)):
+            DEFECTS[defect](cls.name)
+        if defect != "out-of-bounds":  # it runs: the failure is the defect's, not a crash
+            contracts.check_proposals(cls.name)
+    finally:
+        A._CUSTOM.pop(cls.name, None)
+        contracts.algorithm_run.cache_clear()
+
+
+def test_a_model_whose_removal_is_wrong_fails_its_contract():
+    import numpy as np
+
+    from tvbo.gp.exact import ExactGP
+
+    class ForgetsTheFactor(ExactGP):
+        """Removes the row of L instead of updating the trailing block (the classic bug)."""
+
+        def remove(self, i):
+            i = int(i) % self.n
+            keep = np.delete(np.arange(self.n), i)
+            self._L = np.asfortranarray(self._L[np.ix_(keep, keep)])
+            self._X = np.delete(self._X, i, axis=0)
+            self._T = np.delete(self._T, i)
+            self._y = np.delete(self._y, i)
+            self._restandardize()
+
+    good = contracts.MODELS["exact-gp/spatio-temporal"]
+
+    def factory():
+        model = good()
+        model.__class__ = ForgetsTheFactor
+        return model
+
+    with pytest.raises(AssertionError, match="full refactorisation"):
+        contracts.check_model_posterior("forgets-the-factor", factory)
+
+
+@pytest.mark.parametrize("defect", ["noisy-f", "accepts-anything", "wrong-oracle"])
+def test_a_benchmark_with_a_defect_fails_its_contract(defect):
+    import numpy as np
+
+    import tvbo.benchmarks as B
+    from tvbo.benchmarks.static import Forrester, static_factory
+
+    class Broken(Forrester):
+        name = f"broken-{defect}"
+
+        def _evaluate(self, x, t):
+            f = super()._evaluate(x, t)
+            return f + np.random.random(np.shape(f)) if defect == "noisy-f" else f  # noqa: NPY002
+
+        def __call__(self, x, t):
+            if defect == "accepts-anything":
+                x = np.clip(np.asarray(x, float)[..., :1], 0, 1)
+                return super().__call__(x, min(float(np.max(t)), self.horizon))
+            return super().__call__(x, t)
+
+        def f_star(self, t):
+            f = super().f_star(t)
+            return f - 1.0 if defect == "wrong-oracle" else f
+
+    check = {"noisy-f": contracts.check_benchmark_evaluation,
+             "accepts-anything": contracts.check_benchmark_refuses_bad_input,
+             "wrong-oracle": contracts.check_benchmark_oracle}[defect]
+    B.register(Broken.name, static_factory(Broken))
+    try:
+        with pytest.raises(AssertionError):
+            check(Broken.name)
+        contracts.check_benchmark_attributes(Broken.name)
+    finally:
+        key = B.normalise_name(Broken.name)
+        B._REGISTRY.pop(key, None)
+        B._DISPLAY.pop(key, None)
