@@ -21,6 +21,10 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "options() records `bounds`, which the gpytorch-adam fit mode refuses "
         "(algorithms/components.py, presets.py)")
        for name in ("bolt-paper", "bolt-icml-paper", "w-dbo-paper")},
+    **{("discrete", name): (
+        "BOKE's acquisition ignores ProblemInfo.candidates and proposes between the candidates "
+        "of a discrete benchmark (algorithms/boke.py)")
+       for name in ("boke", "boke-plus", "kr-ucb", "tv-boke")},
 }
 
 
@@ -42,6 +46,11 @@ def test_known_failures_name_registered_algorithms():
 @pytest.mark.parametrize("name", _cases("proposals", ALGORITHMS))
 def test_algorithm_proposals_have_the_problem_shape_and_lie_in_bounds(name):
     contracts.check_proposals(name)
+
+
+@pytest.mark.parametrize("name", _cases("discrete", ALGORITHMS))
+def test_algorithm_proposes_candidates_on_a_discrete_problem(name):
+    contracts.check_discrete_proposals(name)
 
 
 @pytest.mark.parametrize("name", _cases("determinism", ALGORITHMS))

@@ -11,7 +11,8 @@ Algorithms run on the refactoring grid's short settings (:mod:`tvbo.testing.pres
 keeps the f* grid small) and run once with ``random-search``. The contracts:
 
 algorithms
-    proposals have the problem's shape and lie in [0, 1]^d; two runs with the same seed give
+    proposals have the problem's shape and lie in [0, 1]^d, and on a discrete problem
+    (:data:`DISCRETE_BENCHMARK`) are among its candidates; two runs with the same seed give
     identical data variables, and another seed gives other warm-up queries; the run file is
     valid (written, read back and checked by :func:`tvbo.results.validate.load_runs`, data
     unchanged); work is counted (every iteration after the warm-up charges compute, unless the
@@ -44,6 +45,7 @@ from tvbo.testing import preset_grid
 __all__ = [
     "ALGORITHM_BENCHMARK",
     "BENCHMARK_OPTIONS",
+    "DISCRETE_BENCHMARK",
     "MODELS",
     "NO_COMPUTE",
     "TOLERANCE",
@@ -53,6 +55,7 @@ __all__ = [
     "check_benchmark_oracle",
     "check_benchmark_refuses_bad_input",
     "check_determinism",
+    "check_discrete_proposals",
     "check_model_posterior",
     "check_options_round_trip",
     "check_proposals",
@@ -63,6 +66,8 @@ __all__ = [
 
 #: the benchmark algorithms are checked on (continuous, spatio-temporal; its grid settings)
 ALGORITHM_BENCHMARK = "hartmann3"
+#: a discrete benchmark of the grid (its candidates reach algorithms as ProblemInfo.candidates)
+DISCRETE_BENCHMARK = "hills"
 #: benchmark options of the benchmark contracts: a short horizon keeps the f* grid small
 BENCHMARK_OPTIONS: dict[str, Any] = {"horizon": 20.0}
 #: algorithms that by design compute nothing after the warm-up (name -> why)
@@ -76,22 +81,23 @@ TOLERANCE = 1e-10
 # -- algorithms --------------------------------------------------------------------------------
 
 
-def _simulate(algorithm: Any, seed: int, **overrides: Any):
+def _simulate(algorithm: Any, seed: int, benchmark: str = ALGORITHM_BENCHMARK,
+              **overrides: Any):
     """One run on the grid's short settings (``algorithm``: a name or an instance)."""
     from tvbo.api import simulate
 
-    settings = {**preset_grid.BENCHMARKS[ALGORITHM_BENCHMARK], **overrides}
+    settings = {**preset_grid.BENCHMARKS[benchmark], **overrides}
     max_iterations = settings.pop("max_iterations", preset_grid.MAX_ITERATIONS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return simulate(ALGORITHM_BENCHMARK, algorithm, seed=seed, warmup=preset_grid.WARMUP,
+        return simulate(benchmark, algorithm, seed=seed, warmup=preset_grid.WARMUP,
                         profile=preset_grid.PROFILE, max_iterations=max_iterations, **settings)
 
 
 @functools.cache
-def algorithm_run(name: str, seed: int = 0):
+def algorithm_run(name: str, seed: int = 0, benchmark: str = ALGORITHM_BENCHMARK):
     """The run of algorithm ``name`` with ``seed`` (cached: several contracts read it)."""
-    return _simulate(name, seed)
+    return _simulate(name, seed, benchmark)
 
 
 def check_proposals(name: str) -> None:
@@ -110,6 +116,20 @@ def check_proposals(name: str) -> None:
     assert np.all(np.isfinite(X)), f"{name}: non-finite query"
     assert X.min() >= 0.0 and X.max() <= 1.0, (
         f"{name}: queries outside [0, 1]^{d}: [{X.min():.6g}, {X.max():.6g}]")
+
+
+def check_discrete_proposals(name: str) -> None:
+    """On a discrete problem every query is one of ``ProblemInfo.candidates``: the benchmark
+    defines f only there (between candidates it merely interpolates)."""
+    from tvbo.benchmarks import make
+
+    bench = make(DISCRETE_BENCHMARK, **preset_grid.BENCHMARKS[DISCRETE_BENCHMARK])
+    C = np.asarray(bench.candidates, float)
+    ds = algorithm_run(name, 0, DISCRETE_BENCHMARK)
+    X = np.asarray(ds["x"].values, float).reshape(-1, bench.d)
+    off = [i for i, x in enumerate(X) if not np.any(np.all(C == x, axis=1))]
+    assert not off, (f"{name}: {len(off)} of {len(X)} queries on {DISCRETE_BENCHMARK} are not "
+                     f"candidates (iterations {off[:8]}{' ...' if len(off) > 8 else ''})")
 
 
 def check_determinism(name: str) -> None:
