@@ -12,7 +12,7 @@ Public API::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from tvbo.version import __version__
 
 __all__ = ["__version__", "simulate", "write_oracle"]
 

@@ -150,7 +150,7 @@ def build_oracle_table(benchmark: Benchmark) -> OracleTable:
     fresh = TimeGridOracle(benchmark, benchmark.oracle_grid_step)
     times, argmax, f_star = fresh.grid()
     header = expected_header(benchmark)
-    from tvbo import __version__
+    from tvbo.version import __version__
 
     header["tvbo_version"] = __version__
     header["data_sha256"] = _data_sha256(times, f_star, argmax)
