@@ -49,10 +49,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
+import yaml
 
 from tvbo.analysis import tables as _tables
 from tvbo.analysis.compare import METRIC, comparison_table
@@ -555,6 +557,47 @@ class Report:
     claims: dict[str, str]
 
 
+#: the settings a stand-in campaign is compared on with the spec's campaign (everything that
+#: decides a run; the campaign's name and how runs are grouped into jobs do not)
+STAND_IN_KEYS: tuple[str, ...] = (
+    "benchmarks", "algorithms", "seeds", "speeds", "compute", "profile", "polynomial", "horizon",
+    "warmup", "cost_table", "benchmark_options", "algorithm_options", "data",
+)
+
+
+def stand_in_differences(expected: Mapping[str, Any], config_path: Path) -> list[str] | None:
+    """How the stand-in's recorded ``config.yaml`` differs from the spec campaign's merged
+    config, one ``key: value instead of expected`` entry per differing setting (None when the
+    stand-in recorded no config). Nested maps (``data``) are compared key by key."""
+    if not config_path.is_file():
+        return None
+    actual = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+
+    def flat(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in mapping.items():
+            if isinstance(value, Mapping) and value:
+                out.update(flat(value, f"{prefix}{key}."))
+            else:
+                out[f"{prefix}{key}"] = value
+        return out
+
+    want = flat({k: expected[k] for k in STAND_IN_KEYS if k in expected})
+    got = flat({k: actual[k] for k in STAND_IN_KEYS if k in actual})
+    differences = []
+    for key in sorted(want.keys() | got.keys()):
+        a, b = got.get(key), want.get(key)
+        if a in (None, {}, []) and b in (None, {}, []):
+            continue
+        if isinstance(a, list) and isinstance(b, list) and sorted(map(str, a)) == sorted(
+            map(str, b)
+        ):
+            continue
+        if a != b:
+            differences.append(f"{key}: {a!r} instead of {b!r}")
+    return differences
+
+
 def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
     lines = [
         "# Reproduction report", "",
@@ -565,11 +608,20 @@ def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
     ]
     substituted = [s for s in campaigns.sources.values() if s.substituted]
     if substituted:
+        parts = []
+        for s in substituted:
+            differences = stand_in_differences(s.spec.merged, Path(s.path).parent / "config.yaml")
+            text = f"`{s.path}` stands in for `{s.spec.name}`"
+            if differences is None:
+                text += " (its config.yaml is absent: compare seeds, horizon and grid below)"
+            elif differences:
+                text += " and differs from it in " + "; ".join(differences)
+            else:
+                text += " with the same settings (only its name differs)"
+            parts.append(text)
         lines += [
-            "> **Stand-in campaigns.** "
-            + "; ".join(f"`{s.path}` stands in for `{s.spec.name}`" for s in substituted)
-            + ". These are NOT the papers' campaigns (see seeds, horizon and grid below): the "
-            "numbers only show what the report computes, not whether tvbo reproduces the papers.",
+            "> **Stand-in campaigns.** " + "; ".join(parts) + ". Where a stand-in differs from "
+            "the spec's campaign, its numbers are not the papers' protocol on that point.",
             "",
         ]
     rows = []
