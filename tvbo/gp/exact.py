@@ -507,7 +507,8 @@ class PriorMeanGP(ExactGP):
         self._prior_mean = prior_mean
         self._Lbuf = np.zeros((0, 0))  # C-ordered, grown geometrically; _L is its (n, n) view
         self._z = np.zeros(0)
-        self._resid = np.empty(0)  # y - m(X), kept so a removal needs no new mean evaluation
+        #: y - m(X) (grown with _z), kept so a removal needs no new evaluation of the mean
+        self._rbuf = np.zeros(0)
 
     def prior_mean(self, X: np.ndarray) -> np.ndarray:
         """``m(X)`` (m,) in original units (the :class:`~tvbo.models.HasPriorMean` capability)."""
@@ -522,12 +523,30 @@ class PriorMeanGP(ExactGP):
             return np.full(len(X), self._hp.signal_var)
         return variance(X, T, self._hp)
 
-    def _commit_factor(self, L: np.ndarray, z: np.ndarray) -> None:
+    def _commit_factor(self, L: np.ndarray, z: np.ndarray, resid: np.ndarray) -> None:
         n = len(z)
         self._Lbuf = np.array(L, dtype=float, order="C")
         self._z = np.array(z, dtype=float)
+        self._rbuf = np.array(resid, dtype=float)
         self._L = self._Lbuf[:n, :n]
-        self._ys = self._resid
+        self._ys = self._rbuf[:n]
+
+    def _point(self, x: np.ndarray) -> np.ndarray:
+        """One input as a (1, d) row; a lighter check than ``_points`` (this is the hot path)."""
+        x = np.asarray(x, dtype=float).reshape(1, -1)
+        if self.d is not None and x.shape[1] != self.d:
+            raise ValueError(f"x has {x.shape[1]} columns, but the GP has d = {self.d}")
+        if not np.isfinite(x).all():
+            raise ValueError("x contains non-finite values")
+        return x
+
+    def _time_column(self, t: np.ndarray | float | None, m: int, name: str) -> np.ndarray:
+        """``_times`` with a fast path for one finite scalar time (every call of the policy)."""
+        if self.kernel.has_time and isinstance(t, float | int) and not isinstance(t, bool):
+            if not math.isfinite(t):
+                raise ValueError(f"{name} contains non-finite values")
+            return np.full(m, float(t))
+        return self._times(t, m, name)
 
     # -- data updates -------------------------------------------------------------------------
     def set_data(self, X: np.ndarray, T: np.ndarray | None, y: np.ndarray) -> None:
@@ -554,9 +573,8 @@ class PriorMeanGP(ExactGP):
             self.d = int(X.shape[1])
         if n == 0:
             self._X, self._T, self._y, self._hp = X.reshape(0, self.d or 0), T, y, hp
-            self._resid = np.empty(0)
             self.jitter = 0.0
-            self._commit_factor(np.zeros((0, 0)), np.zeros(0))
+            self._commit_factor(np.zeros((0, 0)), np.zeros(0), np.zeros(0))
             return
         K = self.kernel.matrix(X, T, X, T, hp)
         self.work.kernel(n * n)
@@ -573,13 +591,12 @@ class PriorMeanGP(ExactGP):
         z = solve_triangular(L, resid, lower=True)
         self.work.flops(flops_trisolve(n))
         self._X, self._T, self._y, self._hp = X, T, y, hp
-        self._resid = resid
-        self._commit_factor(L, z)
+        self._commit_factor(L, z, resid)
 
     def append(self, x: np.ndarray, t: float | None, y: float) -> None:
         """Add one observation: new factor row ``l = L^{-1} k``, pivot, and one new entry of z."""
-        x = self._points(np.asarray(x, dtype=float).reshape(1, -1), "x", any_d=self.d is None)
-        tt = self._times(t, 1, "t")
+        x = self._point(x)
+        tt = self._time_column(t, 1, "t")
         y = float(y)
         if not math.isfinite(y):
             raise ValueError(f"y must be finite, got {y!r}")
@@ -599,15 +616,16 @@ class PriorMeanGP(ExactGP):
             buf[:n, :n] = L
             self._Lbuf = buf
             self._z = np.concatenate([self._z, np.zeros(cap - len(self._z))])
+            self._rbuf = np.concatenate([self._rbuf, np.zeros(cap - len(self._rbuf))])
         self._Lbuf[n, :n] = lrow
         self._Lbuf[n, n] = diag
         self._z[n] = (resid - float(lrow @ self._z[:n])) / diag
         self._X = np.vstack([self._X, x])
         self._T = np.append(self._T, tt)
         self._y = np.append(self._y, y)
-        self._resid = np.append(self._resid, resid)
+        self._rbuf[n] = resid
         self._L = self._Lbuf[: n + 1, : n + 1]
-        self._ys = self._resid
+        self._ys = self._rbuf[: n + 1]
         self.work.kernel(n + 1)
         self.work.flops(n * n + 4 * n)
         self.work.call()
@@ -630,11 +648,11 @@ class PriorMeanGP(ExactGP):
         self._X = np.delete(self._X, i, axis=0)
         self._T = np.delete(self._T, i)
         self._y = np.delete(self._y, i)
-        self._resid = np.delete(self._resid, i)
-        z = solve_triangular(newL, self._resid, lower=True) if n > 1 else np.zeros(0)
+        resid = np.delete(self._rbuf[:n], i)
+        z = solve_triangular(newL, resid, lower=True) if n > 1 else np.zeros(0)
         self.work.flops(flops_rank_one(n - i - 1) + flops_trisolve(n - 1))
         self.work.steps(n - i - 1)
-        self._commit_factor(newL, z)
+        self._commit_factor(newL, z, resid)
 
     # -- inference ----------------------------------------------------------------------------
     def predict(
@@ -651,9 +669,13 @@ class PriorMeanGP(ExactGP):
                 "PriorMeanGP.predict: grad=True is not available (a prior mean need not be "
                 "differentiable); maximise over a finite candidate set instead"
             )
-        X = self._points(X, "X")
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or (self.d is not None and X.shape[1] != self.d):
+            raise ValueError(f"X must be (m, d = {self.d}), got shape {X.shape}")
+        if not np.isfinite(X).all():
+            raise ValueError("X contains non-finite values")
         m, n = X.shape[0], self.n
-        T = self._times(t, m, "t")
+        T = self._time_column(t, m, "t")
         mean = self.prior_mean(X)
         var = self._prior_variance(X, T)
         self.work.call()
