@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -530,3 +531,22 @@ def test_intel_priors_from_a_prepared_day():
         x = alg.propose(t)
         alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 12.5, warmup=False)
     assert alg.active.tolist() == [True, False]  # the shifted prior is eliminated
+
+
+def test_the_algorithms_import_no_benchmark_data_or_simulation_module():
+    """Layering (issue 11): what the algorithms need from a benchmark comes through the problem
+    (``ProblemInfo.candidate_priors``), never by importing it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tvbo.algorithms.pegpucb\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('tvbo.benchmarks', 'tvbo.data', "
+        "'tvbo.sim', 'tvbo.analysis')))\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    source = Path(pe.__file__).read_text()
+    for layer in ("tvbo.benchmarks", "tvbo.data", "tvbo.sim", "tvbo.analysis"):
+        assert f"from {layer}" not in source and f"import {layer}" not in source

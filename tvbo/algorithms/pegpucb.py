@@ -63,6 +63,9 @@ Choices the paper leaves open (each a constructor option):
 * ``keep_last=True``: the last surviving prior is never eliminated (D.20); with
   ``keep_last=False`` eliminating it raises a clear error.
 * warm-up observations (the engine's, ``warmup=True``) join every GP but no ``S^p``.
+* the shared UCB floors the posterior variance at 1e-12 under the square root (it keeps its
+  gradient finite); with the priors' noise variances > 0 a posterior variance that small would
+  take ~1e10 observations of one point, so it never binds here.
 """
 
 from __future__ import annotations
