@@ -23,13 +23,6 @@ ALLOWED_EXCEPTIONS: list[Known] = [
           "re-export): change bolt.py's import to `from tvbo.gp.nstar import ...`"),
     Known("cycle", "tvbo/algorithms/bolt.py", "algorithms -> analysis -> algorithms",
           "made by bolt.py's import of tvbo.analysis.nstar (above); goes with it"),
-    Known("layer", "tvbo/algorithms/pegpucb.py", "tvbo.benchmarks.hills",
-          "PE-GP-UCB builds the hills toy's candidate priors and alternating search space from "
-          "the benchmark's module: the benchmark (or the run set-up above it) should hand the "
-          "prior set and X_t to the algorithm as data"),
-    Known("layer", "tvbo/algorithms/pegpucb.py", "tvbo.benchmarks.temperature",
-          "PE-GP-UCB's Intel priors read the prepared Intel field through the benchmark: build "
-          "the prior set outside algorithms/ and pass arrays (means, covariances, eps)"),
 ]
 
 
@@ -72,6 +65,7 @@ CLEAN: dict[str, str] = {
     """,
     "qmc.py": "",
     "registry.py": "import importlib",
+    "search_space.py": "",
     "gp/__init__.py": "from tvbo.work import THREADS",
     "gp/core.py": "from tvbo.gp import THREADS",
     "models/__init__.py": "from tvbo.gp.core import THREADS",

@@ -28,13 +28,21 @@ KR_ALGORITHMS = ("boke", "boke-plus", "kr-ucb", "tv-boke")
     ("priors", "message"),
     [
         ([], "the set of candidate priors is empty; give at least one prior"),
-        ({"set": "intel", "paths": [], "step_seconds": 1.0}, "intel needs at least one path"),
-        ({"set": "intel", "step_seconds": 1.0}, "intel needs at least one path"),
+        # the Intel priors moved to the benchmark: the old mapping says where they are now
+        ({"set": "intel", "paths": [], "step_seconds": 1.0}, "prior_paths"),
+        ({"set": "intel", "step_seconds": 1.0}, "priors: benchmark"),
     ],
 )
 def test_empty_prior_set(name, priors, message):
     with pytest.raises(ValueError, match=message):
         make(name, priors=priors)
+
+
+def test_empty_intel_prior_set():
+    from tvbo.benchmarks.intel_priors import intel_priors
+
+    with pytest.raises(ValueError, match="prior_paths is empty"):
+        intel_priors([], step_seconds=1.0)
 
 
 def test_empty_prior_set_through_simulate():

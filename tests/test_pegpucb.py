@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from tvbo.algorithms import ProblemInfo, make, names
 from tvbo.algorithms import pegpucb as pe
 from tvbo.benchmarks import make as make_benchmark
 from tvbo.benchmarks.hills import TRUE_PRIOR, AlternatingSearchSpace, HillsShape, hills_priors
+from tvbo.benchmarks.intel_priors import day_prior, kronecker_log_likelihood
 from tvbo.work import WorkCounter
 
 assert pe.register_algorithms() == []  # registered when the package was imported
@@ -51,10 +53,11 @@ def test_prior_gp_matches_dense_solve_and_likelihood():
         space_kernel="matern52", signal_var=0.7, lengthscale_space=0.3, noise_var=0.05, mean=0.4
     )
     X, y, Xs = rng.uniform(size=(12, 2)), rng.normal(size=12), rng.uniform(size=(7, 2))
-    gp = pe.PriorGP(prior, 2, WorkCounter())
+    gp = prior.model(WorkCounter())
     for x, v in zip(X, y, strict=True):
         gp.append(x, 0.0, v)
-    mean, sd = gp.predict(Xs, 0.0)
+    pred = gp.predict(Xs, 0.0)
+    mean, sd = pred.mean, np.sqrt(pred.var)
     m_ref, sd_ref, K = dense_posterior(prior, X, y, Xs)
     np.testing.assert_allclose(mean, m_ref, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(sd, sd_ref, rtol=1e-8, atol=1e-10)
@@ -321,7 +324,8 @@ def test_simulate_end_to_end_one_query_per_step():
     ("options", "message"),
     [
         ({"priors": []}, "empty"),
-        ({"priors": "nope"}, "valid: hills"),
+        ({"priors": "nope"}, "valid: hills, benchmark"),
+        ({"priors": {"set": "intel", "paths": []}}, "prior_paths"),
         ({"priors": [{"space_kernel": "cosine"}]}, "valid names"),
         ({"priors": [{"lengthscale": 1.0}]}, "unknown key"),
         ({"priors": [{"noise_var": 0.0}]}, "noise_var"),
@@ -360,7 +364,7 @@ def test_kronecker_likelihood_matches_dense():
     k = np.arange(6)
     A = 0.8 ** (np.abs(k[:, None] - k[None, :]) / 2)
     dense = multivariate_normal(np.zeros(18), np.kron(A, C) + 0.3 * np.eye(18)).logpdf(Y.ravel())
-    assert pe.kronecker_log_likelihood(Y, C, 0.2, 0.3) == pytest.approx(dense, rel=1e-10)
+    assert kronecker_log_likelihood(Y, C, 0.2, 0.3) == pytest.approx(dense, rel=1e-10)
 
 
 def test_empirical_prior_kernel():
@@ -395,21 +399,110 @@ def test_options_of_empirical_priors_are_json():
         assert opts["priors"][0]["covariance"] == C.tolist()
 
 
+def write_day(path, day, seed, n_sensors=5, n_bins=48):
+    """A small prepared Intel day (the layout of ``python -m tvbo.data prepare-intel``)."""
+    import pandas as pd
+    import xarray as xr
+
+    rng = np.random.default_rng(seed)
+    times = pd.date_range(day, periods=n_bins, freq="10min").values
+    coords = rng.uniform(size=(n_sensors, 2))
+    trend = 20 + 2 * np.sin(np.linspace(0, 2 * np.pi, n_bins))[:, None]
+    values = trend + coords[:, 0] + 0.3 * rng.normal(size=(n_bins, n_sensors))
+    xr.Dataset(
+        {
+            "temperature": (("time", "sensor"), values),
+            "x": ("sensor", coords[:, 0]),
+            "y": ("sensor", coords[:, 1]),
+            "x_m": ("sensor", 40 * coords[:, 0]),
+            "y_m": ("sensor", 30 * coords[:, 1]),
+            "mote_id": ("sensor", np.arange(1, n_sensors + 1)),
+        },
+        coords={"time": times},
+    ).to_netcdf(path)
+    return values, coords
+
+
+def test_benchmark_declares_the_intel_priors_and_the_algorithms_take_them(tmp_path):
+    """``prior_paths`` makes ``temperature-sensors`` declare one prior per previous day; the
+    engine hands them over (``ProblemInfo.candidate_priors``) to ``priors: benchmark``."""
+    days = {}
+    for k, day in enumerate(("2004-03-01", "2004-03-02", "2004-03-03")):
+        days[day] = write_day(tmp_path / f"intel_{day}.nc", day, seed=k)
+    target, prior_paths = tmp_path / "intel_2004-03-03.nc", [
+        str(tmp_path / "intel_2004-03-01.nc"),
+        str(tmp_path / "intel_2004-03-02.nc"),
+    ]
+    bench = make_benchmark(
+        "temperature-sensors",
+        path=str(target),
+        step_seconds=12.5,
+        prior_paths=prior_paths,
+        prior_epsilon_grid=[0.0, 0.05, 0.5],
+    )
+    assert len(bench.candidate_priors) == 2
+    values, coords = days["2004-03-01"]
+    want = day_prior(values, coords, step_seconds=12.5, epsilon_grid=[0.0, 0.05, 0.5])
+    got = bench.candidate_priors[0]
+    np.testing.assert_array_equal(got["covariance"], want["covariance"])
+    assert got["mean"] == want["mean"] and got["epsilon"] == want["epsilon"]
+    assert got["time_unit"] == 12.5 and got["noise_var"] == 0.16
+    alg = make("pe-gp-ucb", priors="benchmark")
+    alg.setup(
+        ProblemInfo(d=2, candidates=bench.candidates, candidate_priors=bench.candidate_priors),
+        np.random.default_rng(0),
+        WorkCounter(),
+    )
+    assert len(alg.priors) == 2 and alg.priors[1].space_kernel == "empirical"
+    assert alg.active.tolist() == [True, True]
+    ds = tvbo.simulate(
+        "temperature-sensors",
+        "pe-gp-ucb",
+        compute="polynomial",
+        polynomial=[0.0],
+        warmup=0,
+        cost=12.5,
+        max_iterations=4,
+        benchmark_options={"path": str(target), "step_seconds": 12.5,
+                           "prior_paths": prior_paths},
+        algorithm_options={"priors": "benchmark", "horizon_steps": 10},
+    )
+    assert int(ds["n_iterations"].squeeze()) == 4
+    assert '"priors": "benchmark"' in ds.attrs["config_json"]
+    with pytest.raises(ValueError, match="declares no candidate priors"):
+        setup(make("mle-prior", priors="benchmark"), bench.candidates)
+
+
+def test_hills_benchmark_declares_its_own_priors():
+    bench = make_benchmark("hills", signal_var=0.3, tall_height=4.0)
+    declared = pe.parse_priors(list(bench.candidate_priors))
+    assert declared == pe.parse_priors({"set": "hills", "signal_var": 0.3, "tall_height": 4.0})
+    ds = tvbo.simulate(
+        "hills",
+        "mle-prior",
+        compute="polynomial",
+        polynomial=[0.0],
+        warmup=0,
+        benchmark_options={"steps": 6, "signal_var": 0.3, "tall_height": 4.0},
+        algorithm_options={"priors": "benchmark", "horizon_steps": 6},
+    )
+    assert int(ds["n_iterations"].squeeze()) == 6
+
+
 def test_intel_priors_from_a_prepared_day():
     from pathlib import Path
 
     path = Path("data/intel/intel_2004-03-06.nc")
     if not path.is_file():
         pytest.skip("prepared Intel day not present (snakemake data rules make it)")
-    (prior,) = pe.parse_priors(
-        {
-            "set": "intel",
-            "paths": [str(path)],
-            "step_seconds": 12.5,
-            "epsilon_grid": [0.0, 0.05, 0.5],
-        }
+    bench = make_benchmark(
+        "temperature-sensors",
+        path=str(path),
+        step_seconds=12.5,
+        prior_paths=[str(path)],
+        prior_epsilon_grid=[0.0, 0.05, 0.5],
     )
-    bench = make_benchmark("temperature-sensors", path=str(path), step_seconds=12.5)
+    (prior,) = pe.parse_priors(list(bench.candidate_priors))
     assert prior.covariance.shape == (len(bench.candidates),) * 2
     assert prior.epsilon in (0.0, 0.05, 0.5) and prior.time_unit == 12.5
     # a prior whose mean is off by far more than its first confidence width beta_1 sigma_0
@@ -438,18 +531,22 @@ def test_intel_priors_from_a_prepared_day():
         x = alg.propose(t)
         alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 12.5, warmup=False)
     assert alg.active.tolist() == [True, False]  # the shifted prior is eliminated
-    # end to end through simulate: the run file records the prior-set mapping as given
-    mapping = {"set": "intel", "paths": [str(path)], "step_seconds": 12.5, "epsilon_grid": [0.0]}
-    ds = tvbo.simulate(
-        "temperature-sensors",
-        "pe-gp-ucb",
-        compute="polynomial",
-        polynomial=[0.0],
-        warmup=0,
-        cost=12.5,
-        max_iterations=4,
-        benchmark_options={"path": str(path), "step_seconds": 12.5},
-        algorithm_options={"priors": mapping, "horizon_steps": 10},
+
+
+def test_the_algorithms_import_no_benchmark_data_or_simulation_module():
+    """Layering (issue 11): what the algorithms need from a benchmark comes through the problem
+    (``ProblemInfo.candidate_priors``), never by importing it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tvbo.algorithms.pegpucb\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('tvbo.benchmarks', 'tvbo.data', "
+        "'tvbo.sim', 'tvbo.analysis')))\n"
+        "print(','.join(bad))"
     )
-    assert int(ds["n_iterations"].squeeze()) == 4
-    assert '"set": "intel"' in ds.attrs["config_json"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    source = Path(pe.__file__).read_text()
+    for layer in ("tvbo.benchmarks", "tvbo.data", "tvbo.sim", "tvbo.analysis"):
+        assert f"from {layer}" not in source and f"import {layer}" not in source

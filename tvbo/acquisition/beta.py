@@ -198,3 +198,29 @@ def abo_kappa(i: int, d: int, delta: float = 0.1) -> float:
         raise ValueError(f"abo_kappa needs i >= 1, d >= 1, 0 < delta < 1; got {i}, {d}, {delta}")
     log_arg = (d / 2.0 + 2.0) * math.log(i) + math.log(math.pi**2 / (3.0 * delta))
     return 0.2 * math.sqrt(2.0 * max(log_arg, 0.0))
+# -- PE-GP-UCB [P2]: Ziomek, Adachi & Osborne, "Time-Varying Gaussian Process Bandits with Unknown
+# Prior" (spec_sparq_pegpucb.md PART B). Its UCB is mu + sqrt(beta_t) sigma. ---------------------
+@register_beta(
+    "pe-gp-ucb",
+    citation="Ziomek, Adachi & Osborne [P2], Theorem 4.1 case A (spec_sparq_pegpucb.md B.5): "
+    "UCB = mu + sqrt(beta_t) sigma, beta_t = 2 log(T |X| pi^2 t^2 / (3 delta)), "
+    "T the horizon in steps, |X| the candidate-set size, t the step index",
+)
+def pegpucb_beta(*, horizon_steps: int, n_candidates: int, t: int, delta: float) -> float:
+    return 2.0 * math.log(horizon_steps * n_candidates * math.pi**2 * t**2 / (3.0 * delta))
+
+
+@register_beta(
+    "pe-gp-ucb-xi",
+    citation="Ziomek, Adachi & Osborne [P2], Lemma 5.1 with delta_B = delta / 2 "
+    "(spec_sparq_pegpucb.md B.5): the elimination test's noise radius "
+    "xi_t = 2 R^2 log(|U| pi^2 t^2 / (3 delta)), R^2 the tested prior's noise variance, "
+    "|U| the number of candidate priors",
+)
+def pegpucb_xi(*, noise_var: float, n_priors: int, t: int, delta: float) -> float:
+    return 2.0 * noise_var * math.log(n_priors * math.pi**2 * t**2 / (3.0 * delta))
+
+
+def root_beta(beta: float) -> float:
+    """The multiplier of sigma, ``sqrt(beta)`` (a negative beta counts as 0)."""
+    return math.sqrt(max(beta, 0.0))

@@ -39,6 +39,9 @@ class ProblemInfo:
     candidates: np.ndarray | None = None
     #: the temporal covariance family the papers use on this benchmark (e.g. Matérn-1/2 for WLAN)
     temporal_kernel: str = "matern32"
+    #: candidate GP priors the benchmark declares (PE-GP-UCB's unknown-prior problems), as
+    #: prior mappings (data, so algorithms need not import benchmarks); () when it has none
+    candidate_priors: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,10 @@ class Benchmark(ABC):
     #: the measured signal variance the "wdbo" protocol scaled (None otherwise)
     noise_protocol: str = "table"
     signal_var: float | None = None
+    #: candidate GP priors the benchmark declares for prior-set algorithms (PE-GP-UCB [P2]):
+    #: mappings with the keys of tvbo.models.candidate_prior.CandidatePrior; () for none. The
+    #: engine hands them to the algorithm as ``ProblemInfo.candidate_priors``.
+    candidate_priors: tuple = ()
 
     def __init__(
         self,

@@ -36,116 +36,27 @@ tall hill. Everything else is "in our code" (spec D.16); the reconstruction used
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tvbo.benchmarks.base import Benchmark
+from tvbo.models.candidate_prior import N_HILLS, N_PRIORS, HillsShape, hills_priors
+from tvbo.search_space import AlternatingSearchSpace
 
-#: number of hills and of candidate priors (prior 0 = equal hills, prior n = hill n-1 tallest)
-N_HILLS = 10
-N_PRIORS = 11
+__all__ = [
+    "N_HILLS",
+    "N_PRIORS",
+    "TRUE_PRIOR",
+    "AlternatingSearchSpace",
+    "HillsBenchmark",
+    "HillsShape",
+    "hills_priors",
+    "make_hills",
+]
+
 #: the true prior's index (the paper's text: "prior 2")
 TRUE_PRIOR = 2
-
-
-@dataclass(frozen=True)
-class HillsShape:
-    """Geometry of the ten hills (shared by the benchmark and the candidate prior means)."""
-
-    hill_width: float = 0.03
-    small_height: float = 1.0
-    tall_height: float = 3.0
-
-    def __post_init__(self) -> None:
-        if not self.hill_width > 0:
-            raise ValueError(f"hill_width must be > 0, got {self.hill_width!r}")
-        if not self.tall_height > self.small_height >= 0:
-            raise ValueError(
-                "need tall_height > small_height >= 0, got "
-                f"{self.tall_height!r} and {self.small_height!r}"
-            )
-
-    @property
-    def centres(self) -> np.ndarray:
-        return np.linspace(0.0, 1.0, N_HILLS)
-
-    def mean(self, prior: int, x: np.ndarray) -> np.ndarray:
-        """Mean of candidate prior ``prior`` (0..10) at points ``x`` (..., 1) or (...,)."""
-        if not (isinstance(prior, int | np.integer) and 0 <= prior < N_PRIORS):
-            raise ValueError(f"hills prior must be an integer in 0..{N_PRIORS - 1}, got {prior!r}")
-        x = np.asarray(x, float)
-        if x.ndim and x.shape[-1] == 1:
-            x = x[..., 0]
-        heights = np.full(N_HILLS, self.small_height)
-        if prior > 0:
-            heights[prior - 1] = self.tall_height
-        bumps = np.exp(-0.5 * ((x[..., None] - self.centres) / self.hill_width) ** 2)
-        return bumps @ heights
-
-
-@dataclass(frozen=True)
-class AlternatingSearchSpace:
-    """X_t: the whole domain on even steps, the domain minus ``exclude`` on odd steps.
-
-    ``step_seconds`` maps virtual time to steps (``s = floor(t / step_seconds)``); ``period``
-    steps form one cycle whose LAST step is restricted (period 2: every other step).
-    """
-
-    step_seconds: float = 1.0
-    exclude: tuple[float, float] = (0.05, 0.17)
-    period: int = 2
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.step_seconds) and self.step_seconds > 0):
-            raise ValueError(f"step_seconds must be finite and > 0, got {self.step_seconds!r}")
-        lo, hi = (float(v) for v in self.exclude)
-        if not 0.0 <= lo < hi <= 1.0:
-            raise ValueError(f"exclude must be a band 0 <= lo < hi <= 1, got {self.exclude!r}")
-        if not (isinstance(self.period, int) and self.period >= 1):
-            raise ValueError(f"period must be an integer >= 1, got {self.period!r}")
-        object.__setattr__(self, "exclude", (lo, hi))
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any] | None) -> AlternatingSearchSpace | None:
-        """Build from a config mapping; ``None`` (the default everywhere) = no restriction."""
-        if options is None:
-            return None
-        if isinstance(options, cls):
-            return options
-        if not isinstance(options, dict):
-            raise ValueError(f"search_space must be a mapping or null, got {options!r}")
-        valid = ("step_seconds", "exclude", "period")
-        unknown = sorted(set(options) - set(valid))
-        if unknown:
-            raise ValueError(f"unknown search_space option(s) {unknown}; valid: {list(valid)}")
-        opts = dict(options)
-        if "exclude" in opts:
-            opts["exclude"] = tuple(opts["exclude"])
-        return cls(**opts)
-
-    def step(self, t: float) -> int:
-        """The step index of virtual time ``t`` (robust to round-off at step boundaries)."""
-        return int(math.floor(float(t) / self.step_seconds + 1e-9))
-
-    def restricted(self, t: float) -> bool:
-        return self.step(t) % self.period == self.period - 1 and self.period > 1
-
-    def mask(self, X: np.ndarray, t: float) -> np.ndarray:
-        """Boolean mask of the rows of ``X`` (m, d) that are available at time ``t``."""
-        X = np.asarray(X, float)
-        if not self.restricted(t):
-            return np.ones(len(X), bool)
-        lo, hi = self.exclude
-        return ~np.all((X >= lo) & (X <= hi), axis=1)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "step_seconds": self.step_seconds,
-            "exclude": list(self.exclude),
-            "period": self.period,
-        }
 
 
 def rbf_matrix(x1: np.ndarray, x2: np.ndarray, signal_var: float, lengthscale: float) -> np.ndarray:
@@ -209,6 +120,21 @@ class HillsBenchmark(Benchmark):
         self.values = self.shape.mean(TRUE_PRIOR, self.grid) + g
 
     @property
+    def candidate_priors(self) -> tuple[dict[str, Any], ...]:
+        """The toy's 11 candidate priors with THIS benchmark's kernel, noise and hills (declared
+        to the algorithms as ``ProblemInfo.candidate_priors``; option ``priors: benchmark``)."""
+        return tuple(
+            hills_priors(
+                lengthscale=self.lengthscale,
+                signal_var=self.signal_var,
+                noise_var=self.noise_var,
+                hill_width=self.shape.hill_width,
+                small_height=self.shape.small_height,
+                tall_height=self.shape.tall_height,
+            )
+        )
+
+    @property
     def candidates(self) -> np.ndarray:
         """The grid the engine hands to algorithms as ``ProblemInfo.candidates`` (m, 1)."""
         return self.grid[:, None].copy()
@@ -251,31 +177,6 @@ class HillsBenchmark(Benchmark):
             search_space=self.search_space.as_dict(),
         )
         return out
-
-
-def hills_priors(
-    *,
-    lengthscale: float = 0.1,
-    signal_var: float = 0.05,
-    noise_var: float = 0.01,
-    hill_width: float = 0.03,
-    small_height: float = 1.0,
-    tall_height: float = 3.0,
-) -> list[dict[str, Any]]:
-    """The 11 candidate priors of the toy (same RBF kernel, mean ``hills:<n>``), as option dicts."""
-    return [
-        {
-            "space_kernel": "rbf",
-            "signal_var": signal_var,
-            "lengthscale_space": lengthscale,
-            "noise_var": noise_var,
-            "mean": f"hills:{n}",
-            "hill_width": hill_width,
-            "small_height": small_height,
-            "tall_height": tall_height,
-        }
-        for n in range(N_PRIORS)
-    ]
 
 
 def make_hills(**opts: Any) -> HillsBenchmark:

@@ -32,6 +32,11 @@ Options (``make(name, **opts)``):
 ``idw_power``        ``temperature`` only: IDW power p > 0 (default 2)
 ``data_window``      ``temperature`` only: (lo, hi) fractions of the data span, 0 <= lo < hi <= 1
 ``step_seconds``     ``temperature-sensors`` only: virtual seconds per 10-minute bin
+``prior_paths``      ``temperature-sensors`` only: prepared previous days; each becomes one
+                     candidate GP prior of PE-GP-UCB (:mod:`tvbo.benchmarks.intel_priors`),
+                     declared as the benchmark's ``candidate_priors`` (algorithm option
+                     ``priors: benchmark``); ``prior_noise_var`` (R^2, default 0.16) and
+                     ``prior_epsilon_grid`` tune them
 ``horizon``, ``cost_table``, ``cost``, ``noise_var``, ``oracle_grid_step``: as for the
 synthetic benchmarks.
 
@@ -78,7 +83,12 @@ DEFAULT_INTEL_PATH = "data/intel/intel_2004-02-28.nc"
 DEFAULT_INTEL_SENSORS_PATH = "data/intel/intel_2004-03-14.nc"
 _COMMON = ("path", "date", "horizon", "cost_table", "cost", "noise_var", "oracle_grid_step")
 TEMPERATURE_OPTIONS: tuple[str, ...] = _COMMON + ("idw_power", "data_window")
-SENSORS_OPTIONS: tuple[str, ...] = _COMMON + ("step_seconds",)
+SENSORS_OPTIONS: tuple[str, ...] = _COMMON + (
+    "step_seconds",
+    "prior_paths",
+    "prior_noise_var",
+    "prior_epsilon_grid",
+)
 
 
 def _missing_file_message(path: str | os.PathLike[str]) -> str:
@@ -241,10 +251,24 @@ def make_temperature_sensors(**opts: Any) -> SensorChoice:
         cost=opts.get("cost"),
         noise_var=opts.get("noise_var"),
     )
-    return SensorChoice(
+    bench = SensorChoice(
         data,
         name="temperature-sensors",
         step_seconds=step,
         oracle_grid_step=_grid_step(opts),
         **params,
     )
+    if opts.get("prior_paths") is not None:  # PE-GP-UCB's previous-day priors (hook, issue 11)
+        from tvbo.benchmarks.intel_priors import EPSILON_GRID, PRIOR_NOISE_VAR, intel_priors
+
+        noise = opts.get("prior_noise_var")
+        grid = opts.get("prior_epsilon_grid")
+        bench.candidate_priors = tuple(
+            intel_priors(
+                list(opts["prior_paths"]),
+                step_seconds=bench.step_seconds,
+                noise_var=PRIOR_NOISE_VAR if noise is None else float(noise),
+                epsilon_grid=EPSILON_GRID if grid is None else grid,
+            )
+        )
+    return bench

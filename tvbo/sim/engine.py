@@ -165,6 +165,7 @@ class Engine:
             d=benchmark.d,
             candidates=None if candidates is None else np.asarray(candidates, float),
             temporal_kernel=getattr(benchmark, "temporal_kernel", "matern32"),
+            candidate_priors=tuple(getattr(benchmark, "candidate_priors", ()) or ()),
         )
 
     # -- pricing --------------------------------------------------------------------------------

@@ -82,6 +82,9 @@ UNITS: dict[str, tuple[str, ...]] = {
     # the static catalogue of names: imports nothing from tvbo (it resolves "module:attr"
     # strings lazily), so every layer may read it
     "registry": ("tvbo.registry",),
+    # geometry of a search space that changes with time (PE-GP-UCB's alternating hills): pure
+    # numpy, shared by the benchmark that defines it and the algorithms that search it
+    "search_space": ("tvbo.search_space",),
     # GP numerics: kernels, the exact GP, fitting, W2 relevance, temporal convolutions, n*
     "gp": ("tvbo.gp",),
     # the model layer: the Model protocol and its capability protocols
@@ -120,12 +123,15 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "version": (),  # a constant
     "qmc": (),  # a leaf utility
     "registry": (),  # a static table; must stay import-free so every layer may read it
+    "search_space": (),  # a leaf utility
     "gp": ("work",),  # the GP counts its own work
     "models": ("gp",),  # the protocols describe the GP implementations
     "acquisition": ("models", "qmc"),  # acquisitions are functions of a model's posterior
-    "algorithms": ("acquisition", "registry"),  # compose models and acquisitions
+    "algorithms": ("acquisition", "registry", "search_space"),  # compose models, acquisitions
     "data": (),  # raw data files; no tvbo dependency
-    "benchmarks": ("data", "qmc", "registry", "version"),  # real-data benchmarks read prepared data
+    # real-data benchmarks read prepared data; a benchmark may declare candidate priors as models
+    # (PE-GP-UCB's problems come with their priors: tvbo.models.candidate_prior)
+    "benchmarks": ("data", "models", "qmc", "registry", "search_space", "version"),
     "results": ("version",),  # the run-file format (written by sim, read by analysis)
     "sim": ("algorithms", "benchmarks", "results"),  # above the algorithms and benchmarks
     "analysis": ("sim", "results"),  # results <- analysis (and the run conditions of sim)
