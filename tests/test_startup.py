@@ -178,7 +178,8 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     heavy = sorted(m for m in result["modules"] if m.split(".")[0] in HEAVY)
     assert heavy == []
     tvbo = [m for m in result["modules"] if m.startswith("tvbo.")]
-    assert set(tvbo) <= {"tvbo.cli", "tvbo.registry"}
+    # tvbo.runspec: the static declaration of the run options (standard library only)
+    assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.runspec"}
 
 
 def test_run_imports_only_its_benchmark_and_algorithm(tmp_path) -> None:
