@@ -281,7 +281,7 @@ CASES = [
     ({"horizon": math.nan}, ["horizon must be a finite number > 0 or None, got nan"]),
     ({"evaluators": 65}, ["evaluators must be an integer in [1, 64], got 65"]),
     ({"evaluators": True}, ["evaluators", "True"]),
-    ({"pending": "x"}, ["unknown pending 'x'; valid: ", "hallucinate"]),
+    ({"pending": "x"}, ["pending: unknown pending strategy 'x'; valid: ", "hallucinate"]),
     ({"stamp": "later"}, ["unknown stamp 'later'; valid: sample, decide"]),
     ({"recommendation": "best"}, ["latest, posterior-mean (or None)"]),
     ({"lookahead": "yes"}, ["lookahead must be true or false, got 'yes'"]),
@@ -311,7 +311,7 @@ def test_cli_and_config_styles_name_flags_and_config_paths() -> None:
         check_run_options({"seeds": [0, SEED_LIMIT]}, style="config")
     with pytest.raises(ValueError, match=r"^speeds\[0\] must be a finite number > 0"):
         check_run_options({"speeds": [0.0]}, style="config")
-    with pytest.raises(ValueError, match=r"^unknown --pending 'x'; valid: "):
+    with pytest.raises(ValueError, match=r"^--pending: unknown pending strategy 'x'; valid: "):
         check_run_options({"pending": "x"}, style="cli")
 
 

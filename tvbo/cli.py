@@ -783,7 +783,7 @@ def _add_run_option(p: argparse.ArgumentParser, opt: Any) -> None:
         kwargs["default"] = opt.default
         if opt.default is not None:
             kwargs["help"] += f" (default {opt.default})"
-    if opt.choices is not None:
+    if opt.choices is not None and not opt.noun:  # with a noun: check_run_options names it
         kwargs["choices"] = opt.choices
     elif _cli_type(opt) is not None:
         kwargs["type"] = _cli_type(opt)

@@ -123,6 +123,9 @@ class RunOption:
     #: them at check time (a registry that plug-ins extend, e.g. the pending strategies)
     choices: tuple[str, ...] | None = None
     registry: str | None = None
+    #: what a value is, in "<field>: unknown <noun> 'x'; valid: ..." (default: "unknown
+    #: <field> 'x'"); the CLI then leaves the choices to check_run_options, not to argparse
+    noun: str = ""
     metavar: str | None = None
     flag: str | None = ""
     config: str = ""
@@ -192,7 +195,8 @@ RUN_SPEC: tuple[RunOption, ...] = (
     RunOption("compute", "str", "counted",
               "compute-time model: counted (deterministic work x hardware profile), measured "
               "(CPU time) or polynomial (explicit R(n))",
-              choices=("counted", "measured", "polynomial"), metavar="MODEL", config="compute",
+              choices=("counted", "measured", "polynomial"), noun="compute model",
+              metavar="MODEL", config="compute",
               workflow="campaign",
               config_help="Compute-time model. counted = deterministic work counts x hardware "
               "profile (bit-identical on every machine); measured = CPU time of each "
@@ -311,7 +315,8 @@ RUN_SPEC: tuple[RunOption, ...] = (
     RunOption("pending", "str", "hallucinate",
               "how the acquisition treats queries still running with k > 1 or overlap: "
               "hallucinate (GP-BUCB), kriging-believer, constant-liar-min|mean|max, none",
-              registry="tvbo.acquisition.pending:pending_names", metavar="NAME",
+              registry="tvbo.acquisition.pending:pending_names", noun="pending strategy",
+              metavar="NAME",
               config="pending", workflow="parallel", engine=True,
               config_help="How the acquisition treats queries still running with k > 1 or overlap: "
               "hallucinate (GP-BUCB), kriging-believer, constant-liar-min|mean|max, "
@@ -427,7 +432,8 @@ def _check_field(opt: RunOption, where: str, value: Any) -> None:
         if not isinstance(value, str) or (valid is not None and value not in valid):
             shown = ", ".join(valid) if valid is not None else "a non-empty string"
             none = " (or None)" if opt.nullable else ""
-            raise ValueError(f"unknown {where} {value!r}; valid: {shown}{none}")
+            what = f"{where}: unknown {opt.noun}" if opt.noun else f"unknown {where}"
+            raise ValueError(f"{what} {value!r}; valid: {shown}{none}")
     else:  # pragma: no cover - a declaration error, caught by tests/test_runspec.py
         raise AssertionError(f"run option {opt.name!r}: unknown kind {opt.kind!r}")
 
@@ -453,7 +459,9 @@ def _get(opt: RunOption, options: Mapping[str, Any], style: Style) -> Any:
     """The value of ``opt`` in ``options``, else its default (in a config: the config's)."""
     if style == "config":
         default = opt.default if opt.config_default is None else opt.config_default
-        return options.get(opt.config_key, default) if opt.config_key else default
+        if not opt.config or "*" in opt.config:  # not a campaign-wide key
+            return default
+        return options.get(opt.config_key, default)
     return options.get(opt.name, opt.default)
 
 
