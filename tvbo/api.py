@@ -1,15 +1,16 @@
 """The public entry point: ``tvbo.simulate(benchmark, algorithm, seed=..., ...) -> Dataset``.
 
-Names and meanings are those of the ``tvbo run`` command-line flags.
+Names and meanings are those of the ``tvbo run`` command-line flags: both come from ONE
+declaration, :data:`tvbo.runspec.RUN_SPEC` (``tests/test_runspec.py`` checks that every run option
+is a keyword of :func:`simulate` with the declared default, and every keyword a run option), and
+both check their values with :func:`tvbo.runspec.check_run_options`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import platform
 from collections.abc import Callable, Sequence
-from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from tvbo.algorithms import make as make_algorithm
 from tvbo.analysis.metrics import average_regret, time_integrated_regret
 from tvbo.benchmarks import make as make_benchmark
 from tvbo.results.schema import RUN_KEYS
+from tvbo.runspec import RUN_SPEC, check_run_options
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.sim.parallel import parallel_label
@@ -41,14 +43,6 @@ def _versions() -> dict[str, str]:
     }
 
 
-def _check_finite(name: str, value: object, *, strictly_positive: bool = False) -> None:
-    """Raise ValueError unless ``value`` is None or a finite real number > 0 (or >= 0)."""
-    if value is None:
-        return
-    ok = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
-    if not ok or not (value > 0 if strictly_positive else value >= 0):
-        bound = "> 0" if strictly_positive else ">= 0"
-        raise ValueError(f"{name} must be a finite number {bound} or None, got {value!r}")
 def _make_benchmark(name: str, *, horizon: float | None, cost_table: str, cost: float | None,
                     noise_var: float | None, benchmark_options: dict | None):
     try:
@@ -75,8 +69,8 @@ def write_oracle(
     """
     from tvbo.benchmarks.oracle_table import build_oracle_table, write_oracle_table
 
-    if horizon is not None and not horizon > 0:
-        raise ValueError(f"horizon must be > 0, got {horizon!r}")
+    check_run_options({"horizon": horizon, "cost_table": cost_table, "cost": cost,
+                       "noise_var": noise_var, "benchmark_options": benchmark_options})
     bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                             noise_var=noise_var, benchmark_options=benchmark_options)
     return write_oracle_table(build_oracle_table(bench), out)
@@ -135,22 +129,23 @@ def simulate(
     k > 1 or overlap the run's ``algorithm`` key is labelled ``<name>@k<k>[+overlap]``
     (:func:`tvbo.sim.parallel.parallel_label`). Bad input raises ``ValueError`` naming the problem.
     """
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or threads < 1):
-        raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    # finite: an infinite horizon never ends, an infinite cost stalls the clock; NaN fails
-    # every comparison, so "not x > 0" is how it is caught
-    _check_finite("horizon", horizon, strictly_positive=True)
-    _check_finite("cost", cost)
-    _check_finite("noise_var", noise_var)
+    arguments = dict(locals())  # first: exactly the keywords, every run option among them
+    run_options = {o.name: arguments[o.name] for o in RUN_SPEC}
+    built: list[Algorithm] = []
+
+    def build_algorithm() -> Algorithm:
+        """The algorithm, built once: by the parallel check (k > 1 or overlap) or below."""
+        if not built:
+            built.append(make_algorithm(algorithm, **(algorithm_options or {}))
+                         if isinstance(algorithm, str) else algorithm)
+        return built[0]
+
+    # ONE check of every run option, shared with the CLI and the config validator: bad input
+    # raises ValueError naming the keyword before any work (the benchmark is not built)
+    check_run_options(run_options, algorithms={"algorithm": build_algorithm})
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
-    options = EngineOptions(warmup=warmup, time_grid_step=time_grid_step, stamp=stamp,
-                            lookahead=bool(lookahead), max_iterations=max_iterations,
-                            expert_cost=expert_cost, expert_noise_var=expert_noise_var,
-                            evaluators=evaluators, overlap=overlap, pending=pending,
-                            recommendation=recommendation)
+    options = EngineOptions(**{o.name: bool(run_options[o.name]) if o.kind == "bool"
+                               else run_options[o.name] for o in RUN_SPEC if o.engine})
     if isinstance(benchmark, str):
         bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                                 noise_var=noise_var, benchmark_options=benchmark_options)
@@ -162,10 +157,7 @@ def simulate(
 
         header = load_oracle_table(bench, oracle_table).header
         table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
-    if isinstance(algorithm, str):
-        algo = make_algorithm(algorithm, **(algorithm_options or {}))
-    else:
-        algo = algorithm
+    algo = build_algorithm()
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
     with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded

@@ -29,10 +29,6 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 PROG = "tvbo"
-#: what ``--stamp`` accepts: the true sample time (default) or the decision time (W-DBO code)
-STAMPS: tuple[str, ...] = ("sample", "decide")
-#: the published noise/cost tables: [B] "without a metronome" Table 3, [A] ICML Table 2
-COST_TABLES: tuple[str, ...] = ("metronome", "icml")
 #: what ``tvbo compare --paper`` accepts (tvbo.analysis.compare.PAPER_CHOICES; kept here so that
 #: building the parser does not import pandas)
 COMPARE_PAPERS: tuple[str, ...] = ("auto", "bolt-metronome", "bolt-icml", "wdbo", "none")
@@ -246,35 +242,18 @@ class Progress:
 
 
 # -- commands -------------------------------------------------------------------------------------
-def _check_parallel_args(args: argparse.Namespace) -> None:
-    """--evaluators/--overlap/--pending: bad values and algorithms that cannot run in parallel
-    are refused before any work (tvbo.sim.parallel.check_parallel names the reason)."""
-    from tvbo.acquisition.pending import make_pending
-    from tvbo.sim.engine import MAX_EVALUATORS
+def _run_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The run options of the parsed flags: option name -> value (tvbo.runspec)."""
+    from tvbo.runspec import RUN_SPEC
 
-    if args.evaluators > MAX_EVALUATORS:
-        raise UsageError(f"--evaluators must be an integer in [1, {MAX_EVALUATORS}], "
-                         f"got {args.evaluators}")
-    try:
-        make_pending(args.pending)
-    except ValueError as err:
-        raise UsageError(f"--pending: {err}") from None
-    if args.evaluators > 1 or args.overlap:
-        from tvbo.algorithms import make as make_algorithm
-        from tvbo.sim.engine import EngineOptions
-        from tvbo.sim.parallel import check_parallel
-
-        options = EngineOptions(evaluators=args.evaluators, overlap=args.overlap,
-                                pending=args.pending)
-        try:
-            check_parallel(make_algorithm(args.algorithm, **(args.algorithm_options or {})),
-                           options)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+    return {o.name: getattr(args, o.name) for o in RUN_SPEC if hasattr(args, o.name)}
 
 
 def _check_run_args(args: argparse.Namespace) -> None:
-    """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation (names, model)."""
+    """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation: names, then the
+    ONE check of the run options (:func:`tvbo.runspec.check_run_options`, as the API and the
+    config validator use it: compute vs polynomial vs profile, time-grid step vs horizon, seed
+    range, pending strategy, evaluators/overlap vs the algorithm)."""
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
         check_name("benchmark", args.benchmark, _all_names("benchmark"))
     # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
@@ -283,16 +262,19 @@ def _check_run_args(args: argparse.Namespace) -> None:
         "algorithm preset", str(preset))
     if name not in algorithm_names():
         check_name(kind, name, _all_names("algorithm"))
-    check_name("compute model", args.compute, compute_models())
-    # the run-level fields a campaign config shares (compute/polynomial/profile, horizon vs
-    # time-grid step, seed < 2**63): the same checks as `tvbo check-config` (tvbo.config_check)
-    from tvbo.config_check import check_run_fields
+    from tvbo.runspec import check_run_options
 
+    def build() -> Any:
+        from tvbo.algorithms import make as make_algorithm
+
+        return make_algorithm(args.algorithm, **(args.algorithm_options or {}))
+
+    values = _run_values(args)
     seeds = list(getattr(args, "seeds", None) or [args.seed])  # run-many: --seeds
-    check_run_fields(compute=args.compute, profile=args.profile, polynomial=args.polynomial,
-                     horizon=args.horizon, time_grid_step=args.time_grid_step,
-                     speeds=[args.speed], seeds=seeds, style="cli")
-    _check_parallel_args(args)
+    check_run_options({**values, "seed": seeds[0]}, style="cli",
+                      algorithms={args.algorithm: build})
+    for seed in seeds[1:]:
+        check_run_options({"seed": seed}, style="cli")
 
 
 def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
@@ -304,35 +286,9 @@ def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
     label = f"{args.benchmark}/{args.algorithm} seed {seed}"
     progress = None if args.quiet else Progress(label, sys.stderr)
     started = time.monotonic()
-    ds = simulate(
-        args.benchmark,
-        args.algorithm,
-        seed=seed,
-        compute=args.compute,
-        speed=args.speed,
-        horizon=args.horizon,
-        warmup=args.warmup,
-        profile=args.profile,
-        polynomial=args.polynomial,
-        cost_table=args.cost_table,
-        cost=args.cost,
-        noise_var=args.noise_var,
-        time_grid_step=args.time_grid_step,
-        stamp=args.stamp,
-        lookahead=args.lookahead,
-        benchmark_options=args.benchmark_options,
-        algorithm_options=args.algorithm_options,
-        max_iterations=args.max_iterations,
-        expert_cost=args.expert_cost,
-        expert_noise_var=args.expert_noise_var,
-        evaluators=args.evaluators,
-        overlap=args.overlap,
-        pending=args.pending,
-        recommendation=args.recommendation,
-        progress=progress,
-        oracle_table=args.oracle_table,  # shared f*(t) table (tvbo oracle); None: build it
-        threads=args.threads,
-    )
+    values = _run_values(args)  # every run option reaches simulate by name (tvbo.runspec)
+    values["seed"] = seed
+    ds = simulate(values.pop("benchmark"), values.pop("algorithm"), progress=progress, **values)
     out.parent.mkdir(parents=True, exist_ok=True)
     written = write_run(ds, out)
     if progress is not None:
@@ -687,15 +643,10 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     from tvbo.api import write_oracle
 
     started = time.monotonic()
-    written = write_oracle(
-        args.benchmark,
-        args.out,
-        horizon=args.horizon,
-        cost_table=args.cost_table,
-        cost=args.cost,
-        noise_var=args.noise_var,
-        benchmark_options=args.benchmark_options,
-    )
+    from tvbo.runspec import RUN_SPEC
+
+    options = {o.name: getattr(args, o.name) for o in RUN_SPEC if o.workflow == "benchmark"}
+    written = write_oracle(args.benchmark, args.out, **options)
     if not args.quiet:
         sys.stderr.write(
             f"{args.benchmark}: wrote oracle table {written} "
@@ -712,20 +663,14 @@ def _add_oracle(sub: argparse._SubParsersAction) -> None:
         "configuration and write it atomically (.npz). Give the benchmark options exactly as "
         "to 'tvbo run': a run accepts only a table built for its configuration.",
     )
-    p.add_argument("--benchmark", required=True, metavar="NAME", help="benchmark name")
+    from tvbo import runspec
+
+    _add_run_option(p, runspec.option("benchmark"))
     p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.npz)")
-    p.add_argument(
-        "--horizon", type=positive_float, metavar="SECONDS",
-        help="virtual time horizon H (> 0; default: the benchmark's)",
-    )
-    p.add_argument("--cost-table", choices=COST_TABLES, default="metronome",
-                   help="published noise/cost table (default metronome)")
-    p.add_argument("--cost", type=nonnegative_float, metavar="SECONDS",
-                   help="override evaluation cost c")
-    p.add_argument("--noise-var", type=nonnegative_float, metavar="VAR",
-                   help="override noise variance")
-    p.add_argument("--benchmark-options", type=json_object, metavar="JSON",
-                   help="extra benchmark options")
+    # the benchmark's configuration: the run options the workflow passes to both commands
+    for opt in runspec.RUN_SPEC:
+        if opt.workflow == "benchmark":
+            _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no summary line on stderr")
     p.set_defaults(func=cmd_oracle)
 # -- fit-health (a separate block: its command and its parser) -----------------------------------
@@ -772,13 +717,15 @@ def _add_fit_health(sub: argparse._SubParsersAction) -> None:
 
 # -- parser ---------------------------------------------------------------------------------------
 def _add_run(sub: argparse._SubParsersAction) -> None:
+    from tvbo.runspec import option
+
     p = sub.add_parser(
         "run",
         help="simulate one run on the virtual clock and write it (netCDF)",
         description="Simulate one (benchmark, algorithm, seed, speed) run on the virtual clock "
         "and write it atomically as netCDF. Names: see 'tvbo list'.",
     )
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
+    _add_run_option(p, option("seed"))
     p.add_argument("--out", required=True, metavar="FILE", help="output run file (.nc)")
     _run_options(p)
     p.set_defaults(func=cmd_run)
@@ -790,121 +737,68 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "ends: the same files as one 'tvbo run' per seed, without paying the interpreter's "
         "start-up per run. The workflow groups its seeds with the config key runs_per_job.",
     )
-    p.add_argument("--seeds", required=True, nargs="+", type=nonnegative_int, metavar="SEED",
-                   help="random seeds, one run each, in this order")
+    seed = option("seed")
+    p.add_argument("--seeds", required=True, nargs="+", type=_cli_type(seed), metavar="SEED",
+                   help=f"{seed.help}s, one run each, in this order")
     p.add_argument("--out", required=True, nargs="+", metavar="FILE",
                    help="output run files (.nc), one per seed, in the order of --seeds")
     _run_options(p)
     p.set_defaults(func=cmd_run_many)
 
 
+#: argparse types of the RunSpec's (kind, minimum, exclusive); a new combination must be added
+#: here (tests/test_runspec.py builds every flag, so a missing one fails there, not at run time)
+_CLI_TYPES: dict[tuple[str, float | None, bool], Callable[[str], Any]] = {
+    ("int", 0, False): nonnegative_int,
+    ("int", 1, False): positive_int,
+    ("float", 0, True): positive_float,
+    ("float", 0, False): nonnegative_float,
+    ("floats", 0, False): coefficients,
+    ("object", None, False): json_object,
+}
+
+
+def _cli_type(opt: Any) -> Callable[[str], Any] | None:
+    """The argparse type of a run option (None: a string)."""
+    if opt.kind in ("str", "path", "name"):
+        return None
+    key = (opt.kind, opt.minimum, opt.exclusive)
+    if key not in _CLI_TYPES:
+        raise NotImplementedError(f"run option {opt.name!r}: no argparse type for {key}")
+    return _CLI_TYPES[key]
+
+
+def _add_run_option(p: argparse.ArgumentParser, opt: Any) -> None:
+    """One flag of a run option, from its declaration (tvbo.runspec)."""
+    from tvbo.runspec import REQUIRED
+
+    flag = opt.cli_flag
+    if opt.kind == "bool":
+        p.add_argument(flag, action="store_true", help=opt.help)
+        return
+    kwargs: dict[str, Any] = {"metavar": opt.metavar, "help": opt.help}
+    if opt.default is REQUIRED:
+        kwargs["required"] = True
+    else:
+        kwargs["default"] = opt.default
+        if opt.default is not None:
+            kwargs["help"] += f" (default {opt.default})"
+    if opt.choices is not None and not opt.noun:  # with a noun: check_run_options names it
+        kwargs["choices"] = opt.choices
+    elif _cli_type(opt) is not None:
+        kwargs["type"] = _cli_type(opt)
+    p.add_argument(flag, **kwargs)
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
-    """The options ``tvbo run`` and ``tvbo run-many`` share (everything but seed and file)."""
-    p.add_argument("--benchmark", required=True, metavar="NAME", help="benchmark name")
-    p.add_argument("--algorithm", required=True, metavar="NAME", help="algorithm name")
-    p.add_argument(
-        "--compute",
-        default="counted",
-        metavar="MODEL",
-        help="compute-time model: counted (deterministic work x hardware profile), measured "
-        "(CPU time) or polynomial (explicit R(n)); default counted",
-    )
-    p.add_argument(
-        "--speed", type=positive_float, default=1.0, help="hardware speed factor (> 0, default 1)"
-    )
-    p.add_argument(
-        "--horizon",
-        type=positive_float,
-        metavar="SECONDS",
-        help="virtual time horizon H (> 0; default: the benchmark's)",
-    )
-    p.add_argument(
-        "--warmup", type=nonnegative_int, default=15, help="random warm-up queries (default 15)"
-    )
-    p.add_argument("--profile", metavar="NAME|PATH", help="hardware profile for --compute counted")
-    p.add_argument(
-        "--polynomial",
-        type=coefficients,
-        metavar="A0,A1,...",
-        help="R(n) = a0 + a1 n + ... seconds, for --compute polynomial",
-    )
-    p.add_argument(
-        "--cost-table",
-        choices=COST_TABLES,
-        default="metronome",
-        help="published noise/cost table (default metronome)",
-    )
-    p.add_argument(
-        "--cost", type=nonnegative_float, metavar="SECONDS", help="override evaluation cost c"
-    )
-    p.add_argument(
-        "--noise-var", type=nonnegative_float, metavar="VAR", help="override noise variance"
-    )
-    p.add_argument(
-        "--time-grid-step",
-        type=positive_float,
-        default=1.0,
-        metavar="SECONDS",
-        help="step of the time grid for time-integrated regret (> 0, default 1)",
-    )
-    p.add_argument(
-        "--stamp",
-        choices=STAMPS,
-        default="sample",
-        help="time stamp stored with an observation (default sample)",
-    )
-    p.add_argument(
-        "--lookahead",
-        action="store_true",
-        help="optimise the acquisition at the predicted sample time",
-    )
-    p.add_argument(
-        "--benchmark-options", type=json_object, metavar="JSON", help="extra benchmark options"
-    )
-    p.add_argument(
-        "--algorithm-options", type=json_object, metavar="JSON", help="algorithm options"
-    )
-    p.add_argument(
-        "--max-iterations", type=positive_int, metavar="N", help="stop after N iterations"
-    )
-    p.add_argument(
-        "--expert-cost", type=positive_float, metavar="SECONDS",
-        help="seconds per expert answer (SparQ-GP-UCB side queries; default: benchmark's cost)",
-    )
-    p.add_argument(
-        "--expert-noise-var", type=nonnegative_float, metavar="VAR",
-        help="noise variance of the expert's answers (default: the benchmark's)",
-    )
-    p.add_argument(
-        "--threads", type=positive_int, default=1, metavar="N",
-        help="BLAS threads during the simulation (default 1: fastest for tvbo's small dense "
-        "problems and never oversubscribes shared cores)",
-    )
-    # k asynchronous evaluators and overlap (tvbo.sim.parallel); validated by EngineOptions
-    p.add_argument(
-        "--evaluators", type=positive_int, default=1, metavar="K",
-        help="asynchronous evaluators (integer, 1 to 64; default 1 = sequential)",
-    )
-    p.add_argument(
-        "--overlap", action="store_true",
-        help="compute the next query while evaluations run (not for abo, sparq-gp-ucb)",
-    )
-    p.add_argument(
-        "--pending", default="hallucinate", metavar="NAME",
-        help="pending-query strategy with k > 1 or overlap: hallucinate (default), "
-        "kriging-believer, constant-liar-min|mean|max, none",
-    )
-    p.add_argument(
-        "--recommendation", choices=("latest", "posterior-mean"), default=None,
-        help="record the regret of this recommendation at each instant (regret_current)",
-    )
+    """The flags ``tvbo run`` and ``tvbo run-many`` share: every run option of the RunSpec
+    (:data:`tvbo.runspec.RUN_SPEC`) but the seed, generated from its declaration; ``--quiet``."""
+    from tvbo import runspec
+
+    for opt in runspec.RUN_SPEC:
+        if opt.cli_flag is not None and opt.name != "seed":
+            _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    # -- shared oracle table (see 'tvbo oracle') --
-    p.add_argument(
-        "--oracle-table", metavar="FILE",
-        help="f*(t) table written by 'tvbo oracle' for this benchmark configuration (default: "
-        "the run builds its own; a table for another configuration is an error)",
-    )
 
 
 def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:

@@ -2,8 +2,9 @@
 
 ``check_config(cfg)`` is what ``workflow/rules/common.smk`` calls when Snakemake parses the
 workflow (before the DAG is built, so before any job) and what ``tvbo check-config FILE`` calls;
-``tvbo run`` calls :func:`check_run_fields` for the fields it shares with a config (compute,
-profile, polynomial, horizon, speed, seed, time-grid step). A bad configuration raises
+the run options it shares with ``tvbo run`` and :func:`tvbo.simulate` are checked by the ONE
+function :func:`tvbo.runspec.check_run_options` (declared once in :data:`tvbo.runspec.RUN_SPEC`,
+from which the schema's run-option properties are generated). A bad configuration raises
 :class:`ConfigError` (a ``ValueError``) whose message is ONE line naming the field (its path in
 the config, e.g. ``algorithm_options.bolt.surrogate.prior``), the value and what is valid.
 
@@ -16,11 +17,11 @@ The checks, in order (the first failure is reported):
 3. JSON Schema (``workflow/schemas/config.schema.yaml``), filling in every default; an unknown
    key is reported with the closest valid names (difflib) and a pointer to config/README.md
    instead of the whole schema;
-4. seeds below :data:`SEED_LIMIT` (the run file stores the seed as an int64 coordinate);
+4. the run options (:func:`tvbo.runspec.check_run_options`): seeds below :data:`SEED_LIMIT`
+   (the run file stores the seed as an int64 coordinate), compute vs polynomial vs profile, the
+   profile exists and parses, time_grid_step <= horizon, a known pending strategy;
 5. names against the tvbo registries (benchmarks, algorithms, ablation presets), labels and
-   variants, the noise protocols, the run-level cross-checks of :func:`check_run_fields` (compute
-   vs polynomial vs profile, the profile exists and parses, time_grid_step <= horizon) and
-   ``paper_aliases``;
+   variants, the noise protocols and ``paper_aliases``;
 6. the size of the grid: more than :data:`LARGE_GRID_RUNS` runs needs ``confirm_large: true``
    (the message gives the number of runs and a rough wall-time estimate, :func:`estimate_wall`);
    checked right after step 1, since the schema's uniqueness check of 20,000 seeds alone takes
@@ -36,7 +37,9 @@ The checks, in order (the first failure is reported):
    errors (``TypeError``) reject the config; errors about the data themselves are left to the
    data checks of the workflow and to the run. Likewise a build that fails because a file
    named by the options does not exist yet (``OSError``, e.g. PE-GP-UCB's prior days) is not
-   judged here: the names and values checked before the file is read still are.
+   judged here: the names and values checked before the file is read still are. Last, with
+   k > 1 evaluators or overlap in the grid, every algorithm is built once more and
+   :func:`tvbo.runspec.check_run_options` checks it can run that way.
 
 Layering: this module sits below ``tvbo.cli`` and the workflow; it imports ``tvbo.algorithms``,
 ``tvbo.benchmarks``, ``tvbo.sim`` and ``tvbo.analysis.published`` lazily and nothing below
@@ -54,6 +57,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tvbo.runspec import SEED_LIMIT  # the run file's int64 seed (re-exported for the tests)
+
 __all__ = [
     "DATA_BENCHMARKS",
     "GRID_KEYS",
@@ -63,7 +68,6 @@ __all__ = [
     "SEED_LIMIT",
     "ConfigError",
     "check_config",
-    "check_run_fields",
     "estimate_wall",
     "exit_on_yaml_error",
     "grid_size",
@@ -76,10 +80,6 @@ __all__ = [
 GRID_KEYS: tuple[str, ...] = ("benchmarks", "algorithms", "seeds", "speeds")
 #: the grid dimensions of k asynchronous evaluators (tvbo.sim.parallel; default [1] / [false])
 PARALLEL_GRID_KEYS: tuple[str, ...] = ("evaluators", "overlap")
-#: seeds are written as the int64 ``seed`` coordinate of the run file (tvbo.api: ``[int(seed)]``
-#: becomes an int64 array); 2**63 and above cannot be stored (numpy's SeedSequence takes any
-#: non-negative integer, so the run would fail only when it is written)
-SEED_LIMIT = 2**63
 #: more runs than this need ``confirm_large: true``: a grid that size takes the DAG build
 #: minutes and the campaign days; a typo (range(20000) seeds) should not start silently
 LARGE_GRID_RUNS = 5000
@@ -340,65 +340,6 @@ def _check_finite(cfg: Mapping[str, Any]) -> None:
         )
 
 
-def _check_seeds(seeds: Sequence[int]) -> None:
-    for i, seed in enumerate(seeds):
-        if seed >= SEED_LIMIT:
-            raise _fail(
-                f"seeds[{i}]: {seed} is too large; a seed must be an integer with 0 <= seed < "
-                f"2**63 = {SEED_LIMIT} (the run file stores it as int64)"
-            )
-
-
-def check_run_fields(*, compute: str, profile: str | None = None,
-                     polynomial: Sequence[float] | None = None, horizon: float | None = None,
-                     time_grid_step: float = 1.0, speeds: Sequence[float] = (1.0,),
-                     seeds: Sequence[int] = (0,), style: str = "config") -> None:
-    """The checks a config shares with ``tvbo run``: one message per field, named as the
-    config key (``style="config"``, "config: horizon") or the CLI flag (``style="cli"``,
-    "--horizon"). Raises :class:`ConfigError` (config) or a plain ``ValueError`` (cli)."""
-    cli = style == "cli"
-
-    def name(field: str) -> str:
-        return "--" + field.replace("_", "-") if cli else field
-
-    def fail(message: str) -> ValueError:
-        return ValueError(" ".join(message.split())) if cli else _fail(message)
-
-    C, P, PR = name("compute"), name("polynomial"), name("profile")
-    if not cli:  # the CLI's argparse types already enforce these (finite, > 0, >= 0)
-        for field, values in (("speed", speeds), ("horizon", [horizon])):
-            for value in values:
-                if value is not None and not (math.isfinite(value) and value > 0):
-                    raise fail(f"{name(field)}: {_show(value)} must be a finite number > 0")
-    for i, seed in enumerate(seeds):
-        if not 0 <= seed < SEED_LIMIT:
-            where = f"seeds[{i}]" if not cli else name("seed")
-            raise fail(f"{where}: {seed} is out of range; a seed must be an integer with "
-                       f"0 <= seed < 2**63 = {SEED_LIMIT} (the run file stores it as int64)")
-    if (compute == "polynomial") != (polynomial is not None):
-        shown = None if polynomial is None else ",".join(f"{a:g}" for a in polynomial)
-        raise fail(
-            f"{P} (coefficients A0,A1,... of R(n)) must be set exactly when compute is "
-            f"'polynomial' ({C} polynomial needs {P} A0,A1,...); got {C} {compute}, {P} {shown}"
-        )
-    if profile is not None and compute != "counted":
-        raise fail(f"{PR} applies only to compute 'counted' ({PR} needs {C} counted), "
-                   f"got {C} {compute}")
-    if horizon is not None and time_grid_step > horizon:
-        raise fail(f"{name('time_grid_step')} {time_grid_step:g} exceeds {name('horizon')} "
-                   f"{horizon:g}")
-    if profile is not None:
-        import yaml
-
-        from tvbo.sim.profiles import load_profile
-
-        try:
-            load_profile(profile)
-        except (ValueError, OSError, yaml.YAMLError) as err:
-            raise fail(f"{PR} {profile!r}: {' '.join(str(err).split())} (`tvbo list profiles`)"
-                       ) from None
-
-
 def _check_names(kind: str, requested: Sequence[str], valid: Sequence[str]) -> None:
     """Reject names the registry does not know, listing the valid ones (one clear line)."""
     unknown = [name for name in requested if name not in valid]
@@ -460,33 +401,30 @@ def _check_paper_aliases(cfg: Mapping[str, Any]) -> None:
                         f"campaign's algorithms: {', '.join(cfg['algorithms'])}")
 
 
-def _check_parallel(cfg: Mapping[str, Any]) -> None:
-    """evaluators / overlap / pending: a known strategy, and every algorithm of the grid able to
-    run with k > 1 or overlap (abo, sparq-gp-ucb cannot; model-free ones need pending: none;
-    :func:`tvbo.sim.parallel.check_parallel` names the reason)."""
-    from tvbo.acquisition.pending import make_pending
+def _check_run_options(cfg: Mapping[str, Any], *, build: bool) -> None:
+    """The run options (compute, profile, polynomial, horizon, time_grid_step, seeds, speeds,
+    evaluators, overlap, pending, ...): the ONE check of :func:`tvbo.runspec.check_run_options`
+    that ``tvbo run`` and :func:`tvbo.simulate` use too, on the config's keys. With ``build``,
+    every algorithm of the grid is built to check that it can run with k > 1 evaluators or
+    overlap (abo, sparq-gp-ucb cannot; model-free ones need pending: none)."""
+    from tvbo.runspec import check_run_options
 
+    algorithms = None
+    if build:
+        from tvbo.algorithms import make
+        from tvbo.algorithms.display import split_label_options
+
+        def builder(name: str) -> Callable[[], Any]:
+            return lambda: make(name, **split_label_options(
+                cfg["algorithm_options"].get(name, {}))[0])
+
+        algorithms = {name: builder(name) for name in cfg["algorithms"]}
+    # the second pass (build) needs only the parallel keys: the rest passed the first
+    checked = cfg if not build else {k: cfg[k] for k in ("evaluators", "overlap", "pending")}
     try:
-        make_pending(cfg["pending"])
+        check_run_options(checked, style="config", algorithms=algorithms)
     except ValueError as err:
-        raise _fail(f"pending: {err}") from None
-    settings = [(k, o) for k in cfg["evaluators"] for o in cfg["overlap"] if k > 1 or o]
-    if not settings:
-        return
-    from tvbo.algorithms import make
-    from tvbo.algorithms.display import split_label_options
-    from tvbo.sim.engine import EngineOptions
-    from tvbo.sim.parallel import check_parallel
-
-    for name in cfg["algorithms"]:
-        options, _ = split_label_options(cfg["algorithm_options"].get(name, {}))
-        algorithm = make(name, **options)
-        for k, overlap in settings:
-            try:
-                check_parallel(algorithm, EngineOptions(evaluators=k, overlap=overlap,
-                                                        pending=cfg["pending"]))
-            except ValueError as err:
-                raise _fail(str(err)) from None
+        raise _fail(str(err)) from None
 
 
 # -- grid size ------------------------------------------------------------------------------------
@@ -639,16 +577,12 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     _check_finite(cfg)
     schema = _load_schema(schema)
     _check_schema(cfg, schema)
-    _check_seeds(cfg["seeds"])
+    _check_run_options(cfg, build=False)  # seeds < 2**63 before the names, as before
     _check_registry_names(cfg)
     _check_noise_protocols(cfg)
-    check_run_fields(compute=cfg["compute"], profile=cfg["profile"],
-                     polynomial=cfg["polynomial"], horizon=cfg["horizon"],
-                     time_grid_step=cfg["time_grid_step"], speeds=cfg["speeds"],
-                     seeds=cfg["seeds"])
     _check_paper_aliases(cfg)
     if options:
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)
-        _check_parallel(cfg)
+        _check_run_options(cfg, build=True)  # evaluators/overlap vs the algorithms built
     return cfg

@@ -112,6 +112,9 @@ UNITS: dict[str, tuple[str, ...]] = {
         "tvbo.api",
         "tvbo.workflow_messages",
         "tvbo.config_check",
+        # the one declaration of the run options (tvbo.runspec): generates the CLI's flags and the
+        # schema, checks the API and the engine's options (its checks read sim's profiles)
+        "tvbo.runspec",
     ),
     # helpers for tvbo's own tests: may use everything, and nothing in the package uses them
     "testing": ("tvbo.testing",),

@@ -32,6 +32,9 @@ except ValueError as err:  # ConfigError: the one line alone, without a tracebac
 # -- end of validation ------------------------------------------------------------------------
 
 from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
+# The `tvbo run` flags of every run option come from its ONE declaration (tvbo/runspec.py):
+# workflow_values picks the options the workflow passes at a place, cli_args writes their flags.
+from tvbo.runspec import cli_args, workflow_values  # noqa: E402 (after the checks)
 
 
 # The rules call the `tvbo` console script. When snakemake is started as `.venv/bin/snakemake`
@@ -58,10 +61,8 @@ def parallel_options(wildcards):
     match = re.fullmatch(r"_k(\d+)(o?)", wildcards.par)
     if match is None:
         return ""
-    args = ["--evaluators", match.group(1), "--pending", config["pending"]]
-    if match.group(2):
-        args.append("--overlap")
-    return shlex.join(args)
+    return shlex.join(cli_args({"evaluators": int(match.group(1)), "overlap": bool(match.group(2)),
+                                "pending": config["pending"]}))
 
 
 def speed_label(speed):
@@ -133,21 +134,13 @@ def benchmark_configuration_args(benchmark):
     """The `tvbo run` / `tvbo oracle` flags that configure the benchmark itself (cost table,
     horizon, cost, noise, extra options): one list for both, so a run's configuration and its
     oracle table's can never drift apart (the run would reject the table)."""
-    args = ["--cost-table", config["cost_table"]]
-    if config["horizon"] is not None:
-        args += ["--horizon", repr(float(config["horizon"]))]
-    overrides = config["benchmark_options"].get(benchmark, {})
-    if overrides.get("cost") is not None:
-        args += ["--cost", repr(float(overrides["cost"]))]
-    if overrides.get("noise_var") is not None:
-        args += ["--noise-var", repr(float(overrides["noise_var"]))]
-    benchmark_options = dict(overrides.get("options", {}))
+    values = workflow_values(config, "benchmark", benchmark=benchmark)
+    benchmark_options = dict(values["benchmark_options"] or {})
     data_file = data_file_for(benchmark)
     if data_file:
         benchmark_options.setdefault("path", data_file[0])
-    if benchmark_options:
-        args += ["--benchmark-options", json.dumps(benchmark_options, sort_keys=True)]
-    return args
+    values["benchmark_options"] = benchmark_options or None
+    return cli_args(values)
 
 
 ORACLE_PATTERN = "results/{campaign}/oracles/{benchmark}.npz"
@@ -175,36 +168,16 @@ def oracle_options(wildcards):
 
 def simulate_options(wildcards):
     """The campaign-wide and per-name options of `tvbo run`, shell-quoted, as one string."""
-    args = [
-        "--compute", config["compute"],
-        "--warmup", str(config["warmup"]),
-        "--time-grid-step", repr(float(config["time_grid_step"])),
-        "--stamp", config["stamp"],
-    ]
-    if config["profile"] is not None:
-        args += ["--profile", config["profile"]]
-    if config["polynomial"] is not None:
-        args += ["--polynomial", ",".join(repr(float(a)) for a in config["polynomial"])]
-    if config["lookahead"]:
-        args.append("--lookahead")
-    if config["max_iterations"] is not None:
-        args += ["--max-iterations", str(config["max_iterations"])]
-    if config["expert_cost"] is not None:
-        args += ["--expert-cost", repr(float(config["expert_cost"]))]
-    if config["expert_noise_var"] is not None:
-        args += ["--expert-noise-var", repr(float(config["expert_noise_var"]))]
-    if config["recommendation"] is not None:
-        args += ["--recommendation", config["recommendation"]]
+    args = cli_args(workflow_values(config, "campaign"))
     args += benchmark_configuration_args(wildcards.benchmark)
     for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
-        args += ["--oracle-table", table]
+        args += cli_args({"oracle_table": table})
     # label/variant only name the algorithm in tables and figures (label_options): kept out of
     # the run, so renaming a column never reruns a simulation
     algorithm_options, _ = split_label_options(
         config["algorithm_options"].get(wildcards.algorithm)
     )
-    if algorithm_options:
-        args += ["--algorithm-options", json.dumps(algorithm_options, sort_keys=True)]
+    args += cli_args({"algorithm_options": algorithm_options or None})
     return shlex.join(args)
 
 
