@@ -37,11 +37,20 @@ from typing import Any
 import numpy as np
 from scipy.optimize import nnls
 
-from tvbo.algorithms.components import DatasetPolicy, register_component
+from tvbo.algorithms.components import (
+    Composition,
+    DatasetEditor,
+    DatasetPolicy,
+    PartContext,
+    RemovalRule,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.algorithms.wdbo import (
     PAPER_SURROGATE,
     ROBUST_PRIOR,
+    require_spatiotemporal,
     spatiotemporal_gp,
     temporal_lengthscale,
 )
@@ -88,7 +97,7 @@ class BoltNStar(DatasetPolicy):
     Every open choice of spec_bolt.md §13 is an option (defaults first):
 
     * ``version`` ("metronome" | "icml").
-    * Response time, metronome ([B] §4): the policy reads the clock (``self.algorithm.clock()``)
+    * Response time, metronome ([B] §4): the policy reads the clock (``self.context.clock()``)
       once per iteration and records ``(|D|, R)``, R = the time between consecutive reads. The
       composed algorithm gives a dataset policy no hook inside ``propose``, so the read happens in
       ``after_fit`` (at ``t_available``, before cleaning); consecutive reads are still exactly one
@@ -220,16 +229,18 @@ class BoltNStar(DatasetPolicy):
         self.removed_last = 0
         self.removed_score = math.nan
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
-        if algorithm.removal is None:
-            raise ValueError("dataset policy 'bolt-nstar' needs a removal rule (e.g. 'w2')")
-        spatiotemporal_gp(algorithm.surrogate, "dataset policy 'bolt-nstar'")
+    def check_composition(self, parts: Composition) -> None:
+        require_spatiotemporal(parts, "dataset policy 'bolt-nstar'", removal=True)
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
+        spatiotemporal_gp(surrogate, "dataset policy 'bolt-nstar'")
 
     # -- response time ---------------------------------------------------------------------------
     def _measure(self, warmup: bool) -> None:
         """Read the clock and add ``(|D| during the interval, R)`` to the response-time dataset."""
-        now = float(self.algorithm.clock())
+        now = float(self.context.clock())
         last = self._last_read
         self._last_read = (now, warmup)
         if last is None or self._size_after_clean is None:
@@ -241,7 +252,7 @@ class BoltNStar(DatasetPolicy):
             return
         response = now - t_prev
         if self.parallel_response == "per-evaluator":
-            response *= getattr(self.algorithm, "evaluators", 1)
+            response *= self.context.evaluators
         if response > 0.0:
             self.sizes.append(self._size_after_clean)
             self.times.append(response)
@@ -275,7 +286,7 @@ class BoltNStar(DatasetPolicy):
             # direct search would only walk one step at a time to the cap, at O(n_max^2) cost
             self.n_star = self.n_max
             return
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         gp = surrogate.gp
         base = temporal_correlation(
             gp.kernel.time.name, temporal_lengthscale(surrogate, "dataset policy 'bolt-nstar'")
@@ -298,7 +309,7 @@ class BoltNStar(DatasetPolicy):
     # -- the hook ----------------------------------------------------------------------------------
     def after_fit(self, *, now: float, warmup: bool) -> None:
         self.removed_last = 0
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         self.size_before_clean = float(surrogate.n)
         if self.version == "metronome" or self.response_time is None:
             self._measure(warmup)
@@ -319,11 +330,11 @@ class BoltNStar(DatasetPolicy):
     def _clean(self, now: float) -> None:
         if self.n_star is None:
             return
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         cap = math.inf if self.max_removals is None else self.max_removals
         while surrogate.n > max(self.n_star, self.floor) and self.removed_last < cap:
-            i, score = self.algorithm.removal.choose(surrogate, now)
-            self.algorithm.remove(i)
+            i, score = self.removal.choose(surrogate, now)
+            self.editor.remove(i)
             self.removed_last += 1
             self.removed_score = score
 

@@ -10,7 +10,10 @@ import numpy as np
 from tvbo.algorithms.base import Algorithm, Query
 from tvbo.algorithms.components import (
     Acquisition,
+    Composition,
+    DatasetEditor,
     DatasetPolicy,
+    PartContext,
     RemovalRule,
     Surrogate,
     build_component,
@@ -45,26 +48,43 @@ class ComposedAlgorithm(Algorithm):
         self.dataset: DatasetPolicy = build_component("dataset", dataset)
         self.removal: RemovalRule | None = (None if removal is None
                                             else build_component("removal", removal))
+        # typed composition, checked once: a part that needs another part's capability (a
+        # spatio-temporal GP, a removal rule) says so here, not at run time
+        composition = Composition(self.surrogate, self.acquisition, self.dataset, self.removal)
+        for part in self.parts():
+            part.check_composition(composition)
+        self.editor = DatasetEditor(self.surrogate)
         self._stale_fit = False
-        self.removed_total = 0
+
+    @property
+    def removed_total(self) -> int:
+        """Observations removed so far (single removals and resets)."""
+        return self.editor.removed_total
 
     def _setup(self) -> None:
+        context = PartContext(self.problem, self.rng, self.work, self.clock, int(self.evaluators))
         for part in self.parts():
-            part.bind(self)
+            if part.owner_link:  # transitional: a part not yet migrated (see Component)
+                part.bind(self)
+            elif isinstance(part, RemovalRule):
+                part.bind(context, surrogate=self.surrogate)
+            elif isinstance(part, DatasetPolicy):
+                part.bind(context, surrogate=self.surrogate, removal=self.removal,
+                          editor=self.editor)
+            else:
+                part.bind(context)
 
     def parts(self) -> list:
         return [p for p in (self.surrogate, self.acquisition, self.dataset, self.removal) if p]
 
     # -- the helpers policies use --------------------------------------------------------------
     def remove(self, i: int) -> None:
-        """Remove observation i from the surrogate (policies call this; it is counted)."""
-        self.surrogate.remove(i)
-        self.removed_total += 1
+        """Remove observation i from the surrogate (counted; parts use their editor)."""
+        self.editor.remove(i)
 
     def reset(self) -> None:
         """Forget the whole dataset (R-GP-UCB, ET-GP-UCB)."""
-        self.removed_total += self.surrogate.n
-        self.surrogate.clear()
+        self.editor.reset()
 
     # -- iteration protocol ---------------------------------------------------------------------
     def propose(self, t: float) -> np.ndarray | Query:

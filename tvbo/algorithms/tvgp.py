@@ -17,17 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import GPSurrogate, register_component
+from tvbo.algorithms.components import GPSurrogate, PartContext, register_component
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
 from tvbo.gp.fit import FitResult
-
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
 
 #: what the temporal coordinate of the kernel counts
 TIME_AXES: tuple[str, ...] = ("index", "time")
@@ -171,8 +168,8 @@ class TVGPSurrogate(GPSurrogate):
         self._stamps = np.empty(0)
         self._next_step = 1
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext) -> None:
+        super().bind(context)
         self._stamps = np.empty(0)
         self._next_step = 1
 
