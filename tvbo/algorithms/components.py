@@ -24,6 +24,8 @@ append -> fit (post-warm-up) -> ``policy.after_fit`` (cleaning).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
@@ -589,8 +591,52 @@ def register_component(role: str, cls: type[Component]) -> type[Component]:
     return cls
 
 
+def option_type(cls: type[Component]) -> type:
+    """The frozen option dataclass of part class ``cls`` (``<Class>Options``), made once.
+
+    Generated from the keyword arguments of ``cls.__init__`` -- names, type hints and defaults
+    -- so a part declares its options in one place (its constructor, whose docstring explains
+    them) and every consumer (:func:`build_component`, the presets' routing, the run file's
+    record) reads the same declaration. Frozen: options never change after construction.
+    """
+    cached = cls.__dict__.get("_option_type")
+    if cached is not None:
+        return cached
+    fields: list[tuple[str, Any, Any]] = []
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        annotation = Any if p.annotation is p.empty else p.annotation
+        if p.default is p.empty:
+            spec = dataclasses.field()
+        elif isinstance(p.default, list | dict | set):
+            spec = dataclasses.field(default_factory=lambda v=p.default: copy.deepcopy(v))
+        else:
+            spec = dataclasses.field(default=p.default)
+        fields.append((p.name, annotation, spec))
+    options = dataclasses.make_dataclass(f"{cls.__name__}Options", fields, frozen=True,
+                                         kw_only=True)
+    options.__doc__ = f"Options of the part {cls.kind!r} (:class:`{cls.__name__}`)."
+    options.__module__ = cls.__module__
+    cls._option_type = options
+    return options
+
+
+def option_names(role: str, kind: str | None) -> list[str] | None:
+    """The valid options of the registered part ``role``/``kind``, or None if it is unknown."""
+    cls = _REGISTRIES.get(role, {}).get(kind or "")
+    if cls is None:
+        return None
+    return [f.name for f in dataclasses.fields(option_type(cls))]
+
+
 def build_component(role: str, spec: str | Mapping[str, Any] | Component | None) -> Component:
-    """Build a part from ``"kind"`` or ``{"kind": ..., **options}``; errors list valid choices."""
+    """Build a part from ``"kind"`` or ``{"kind": ..., **options}``; errors list valid choices.
+
+    The options are first made into the part's frozen option dataclass (:func:`option_type`):
+    an unknown option is an error naming the part and its valid options. The built part keeps
+    that record as ``part.spec``.
+    """
     if role not in _REGISTRIES:
         raise ValueError(f"unknown component role {role!r}; valid: {', '.join(_REGISTRIES)}")
     if isinstance(spec, Component):
@@ -603,12 +649,14 @@ def build_component(role: str, spec: str | Mapping[str, Any] | Component | None)
     if kind not in registry:
         raise ValueError(f"unknown {role} {kind!r}; valid: {', '.join(sorted(registry))}")
     cls = registry[kind]
-    params = inspect.signature(cls.__init__).parameters
-    valid = sorted(p for p in params if p != "self")
+    valid = sorted(option_names(role, kind) or [])
     unknown = sorted(set(options) - set(valid))
     if unknown:
         raise ValueError(f"{role} {kind!r}: unknown option(s) {unknown}; valid: {valid}")
-    return cls(**options)
+    record = option_type(cls)(**options)
+    part = cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+    part.spec = record
+    return part
 
 
 for _role, _cls in (("surrogate", GPSurrogate), ("acquisition", UCBAcquisition),
