@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
 
 from tvbo.algorithms.components import (
     Composition,
@@ -54,7 +53,8 @@ from tvbo.algorithms.wdbo import (
     spatiotemporal_gp,
     temporal_lengthscale,
 )
-from tvbo.analysis.nstar import cubic_response_time, nstar, temporal_correlation
+from tvbo.models.nstar import cubic_response_time, search_nstar
+from tvbo.models.response_time import fit_response_time, fit_response_time_counted
 
 __all__ = ["VERSIONS", "BoltNStar", "fit_response_time"]
 
@@ -64,31 +64,6 @@ VERSIONS: tuple[str, ...] = ("metronome", "icml")
 INITIAL_GUESSES: tuple[str, ...] = ("previous", "size")
 #: What R(n) means with k asynchronous evaluators (see BoltNStar's docstring).
 PARALLEL_RESPONSES: tuple[str, ...] = ("interarrival", "per-evaluator")
-
-
-def fit_response_time(sizes: Sequence[float], times: Sequence[float]) -> np.ndarray:
-    """Least-squares cubic ``R(n) = c0 + c1 n + c2 n^2 + c3 n^3`` with ``c_j >= 0`` (NNLS).
-
-    Both papers fit "a 3rd-degree polynomial" because GP inference is at most O(n^3) (spec_bolt.md
-    §3.3) but say nothing of its sign. Non-negative coefficients make R positive and
-    non-decreasing on n >= 0, as Definition 3.5 requires, and keep the direct search's
-    assumptions; an unconstrained cubic fitted on a narrow range of n routinely extrapolates to a
-    negative or decreasing R. The columns are scaled by ``max(n)^j`` for conditioning. Returns
-    ``[c0, c1, c2, c3]`` (seconds, s/n, ...). Exact non-negative cubic data are recovered.
-    """
-    n = np.asarray(sizes, dtype=float).reshape(-1)
-    r = np.asarray(times, dtype=float).reshape(-1)
-    if n.shape != r.shape or n.size == 0:
-        raise ValueError(
-            f"sizes and times must be non-empty and of equal length, got {n.size} and {r.size}"
-        )
-    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(r))) or np.any(n < 0):
-        raise ValueError("sizes must be finite and >= 0 and times finite")
-    scale = max(1.0, float(n.max()))
-    powers = np.arange(4)
-    A = (n[:, None] / scale) ** powers[None, :]
-    coef, _ = nnls(A, r)
-    return coef / scale**powers
 
 
 class BoltNStar(DatasetPolicy):
@@ -261,19 +236,10 @@ class BoltNStar(DatasetPolicy):
     def _fit_response(self) -> None:
         if len(set(self.sizes)) < self.min_points:
             return
-        m = len(self.sizes)
-        self.coefficients = fit_response_time(self.sizes, self.times)
-        self.work.call(1)
-        self.work.flops(128.0 * m)  # Lawson-Hanson: a few QR solves of an m x 4 system
-        # fit health: the NNLS coefficients of R(n) = c0 + c1 n + c2 n^2 + c3 n^3 (a coefficient
-        # at its bound 0 drops that power of n from the model of the response time)
-        record: dict[str, object] = {"source": f"dataset:{self.kind}:response-time",
-                                     "mode": "nnls", "n_data": m, "success": 1, "time_unit": "",
-                                     "fitted": ",".join(f"response_c{i}" for i in range(4))}
-        for i, c in enumerate(np.asarray(self.coefficients, float)):
-            record[f"response_c{i}"] = float(c)
-            record[f"response_c{i}_at_lower"] = int(c == 0.0)
-        self.work.record_fit(record)
+        # the model layer fits R(n) and reports its work and fit-health record itself
+        self.coefficients = fit_response_time_counted(
+            self.sizes, self.times, work=self.context.work,
+            source=f"dataset:{self.kind}:response-time")
 
     # -- n* ----------------------------------------------------------------------------------------
     def _compute_nstar(self) -> None:
@@ -288,23 +254,16 @@ class BoltNStar(DatasetPolicy):
             return
         surrogate = self.surrogate
         gp = surrogate.gp
-        base = temporal_correlation(
-            gp.kernel.time.name, temporal_lengthscale(surrogate, "dataset policy 'bolt-nstar'")
-        )
-        work = self.work
-
-        def k_T(lag: np.ndarray) -> np.ndarray:
-            work.kernel(float(np.size(lag)))
-            work.steps(1.0)
-            return base(lag)
-
+        lengthscale = temporal_lengthscale(surrogate, "dataset policy 'bolt-nstar'")
         previous = self.n_star
         if self.initial_guess == "previous" and previous is not None and previous < self.n_max:
             n0 = previous
         else:
             n0 = max(1, surrogate.n)
-        work.call(1)
-        self.n_star = nstar(k_T, R, n0=min(n0, self.n_max), n_max=self.n_max)
+        # the direct search counts its own work (tvbo.models.nstar)
+        self.n_star = search_nstar(gp.kernel.time.name, lengthscale, R,
+                                   n0=min(n0, self.n_max), n_max=self.n_max,
+                                   work=self.context.work)
 
     # -- the hook ----------------------------------------------------------------------------------
     def after_fit(self, *, now: float, warmup: bool) -> None:

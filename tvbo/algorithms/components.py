@@ -213,7 +213,15 @@ class Surrogate(Component):
 
     @abstractmethod
     def fit(self) -> None:
-        """Hyperparameter inference (the caller wraps it in the ``fit`` phase)."""
+        """Hyperparameter inference (in the caller's phase; :meth:`refit` marks its own)."""
+
+    def refit(self) -> None:
+        """:meth:`fit`, charged to the ``fit`` phase: the model marks the phase of its own
+        work, so the iteration protocol (:class:`~tvbo.algorithms.composed.ComposedAlgorithm`)
+        never touches the work counter. A refit a policy asks for inside a cleaning (W-DBO's
+        ``refit_after_removal``) calls :meth:`fit` and stays in the ``clean`` phase."""
+        with self.context.work.phase("fit"):
+            self.fit()
 
     @abstractmethod
     def predict(self, X: np.ndarray, t: float | np.ndarray, *, grad: bool = False,
@@ -553,6 +561,18 @@ class DatasetPolicy(Component):
 
     def after_fit(self, *, now: float, warmup: bool) -> None:  # noqa: B027 - optional hook
         """Called after the observation is added and the hyperparameters refitted (cleaning)."""
+
+    # the iteration protocol calls these: the policy charges its own work to ``clean``
+    def clean_before_append(self, x: np.ndarray, t: float, y: float, *, now: float,
+                            warmup: bool) -> None:
+        """:meth:`before_append` in the ``clean`` phase."""
+        with self.context.work.phase("clean"):
+            self.before_append(x, t, y, now=now, warmup=warmup)
+
+    def clean_after_fit(self, *, now: float, warmup: bool) -> None:
+        """:meth:`after_fit` in the ``clean`` phase."""
+        with self.context.work.phase("clean"):
+            self.after_fit(now=now, warmup=warmup)
 
 
 class KeepAll(DatasetPolicy):

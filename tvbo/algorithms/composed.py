@@ -28,6 +28,11 @@ class ComposedAlgorithm(Algorithm):
     ``ingest``: ``policy.before_append`` -> append -> fit (post-warm-up; phase ``fit``) ->
     ``policy.after_fit`` (phase ``clean``). Fitting after the observation is the order of W-DBO's
     and BOLT's Algorithm 1 (and of the W-DBO reference code's ``tell``).
+
+    The protocol never touches the work counter: the model charges its fits to ``fit``
+    (:meth:`Surrogate.refit`), the policy its hooks to ``clean``
+    (:meth:`DatasetPolicy.clean_before_append`, :meth:`DatasetPolicy.clean_after_fit`), and the
+    models and optimisers count their own work.
     """
 
     def __init__(
@@ -89,8 +94,7 @@ class ComposedAlgorithm(Algorithm):
     # -- iteration protocol ---------------------------------------------------------------------
     def propose(self, t: float) -> np.ndarray | Query:
         if self._stale_fit:
-            with self.work.phase("fit"):
-                self.surrogate.fit()
+            self.surrogate.refit()  # charged to "fit" by the model
             self._stale_fit = False
         choice = self._select(t)
         if isinstance(choice, Query):  # sample at a future time (ABO)
@@ -128,16 +132,13 @@ class ComposedAlgorithm(Algorithm):
         return X[int(np.argmax(mean))].copy()
 
     def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        with self.work.phase("clean"):
-            self.dataset.before_append(x, t, y, now=now, warmup=warmup)
+        self.dataset.clean_before_append(x, t, y, now=now, warmup=warmup)  # "clean" phase
         self.surrogate.append(x, t, y)
         self._stale_fit = True
         if not warmup:
-            with self.work.phase("fit"):
-                self.surrogate.fit()
+            self.surrogate.refit()
             self._stale_fit = False
-        with self.work.phase("clean"):
-            self.dataset.after_fit(now=now, warmup=warmup)
+        self.dataset.clean_after_fit(now=now, warmup=warmup)
 
     def dataset_size(self) -> int:
         return self.surrogate.n
