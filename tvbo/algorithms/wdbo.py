@@ -74,6 +74,10 @@ def spatiotemporal_gp(surrogate: Surrogate, who: str) -> ExactGP:
     separable kernel with a temporal factor, and its closed form exists only for the kernels of
     :data:`tvbo.gp.convolutions.SUPPORTED` (spec_baselines.md §7.4); anything else is rejected
     here rather than silently approximated. ``who`` names the caller in the error.
+
+    Called once per run, at bind (``time_kernel="problem"`` is resolved only then); the
+    capability itself is checked at construction by :func:`require_spatiotemporal`, so nothing
+    is type-checked per iteration.
     """
     gp = getattr(surrogate, "gp", None)
     if not isinstance(gp, ExactGP):
@@ -110,9 +114,8 @@ def require_spatiotemporal(parts: Composition, who: str, *, removal: bool = Fals
 
 
 def temporal_lengthscale(surrogate: Surrogate, who: str) -> float:
-    """The CURRENT fitted temporal lengthscale l_T of the surrogate, in seconds."""
-    gp = getattr(surrogate, "gp", None)
-    ell = None if gp is None else gp.hyperparameters.lengthscale_time
+    """The CURRENT fitted temporal lengthscale l_T of the (spatio-temporal) surrogate, in s."""
+    ell = surrogate.gp.hyperparameters.lengthscale_time
     if ell is None:
         raise ValueError(
             f"{who} needs a fitted temporal lengthscale: use a spatio-temporal surrogate "
