@@ -23,7 +23,9 @@ def test_beta_schedules_match_their_formulas():
     expected = 2 * math.log(k**2 * 2 * math.pi**2 / (3 * delta)) + 2 * d * math.log(
         k**2 * d * math.sqrt(math.log(4 * d / delta)))
     assert make_beta("srinivas")(d, 5, k) == pytest.approx(expected)
-    with pytest.raises(ValueError, match="valid: wdbo, constant, srinivas, log"):
+    # others append their papers' rules: the generic ones are listed among them, sorted
+    with pytest.raises(ValueError, match=r"valid \(registered beta rules\): .*constant, .*log, "
+                                         ".*srinivas, .*wdbo"):
         make_beta("greedy")
     with pytest.raises(ValueError, match="unknown key"):
         make_beta({"kind": "log", "c3": 1})
@@ -91,3 +93,30 @@ def test_optimizer_options_validate():
         AcquisitionOptimizer(n_restarts=20, raw_samples=10)
     with pytest.raises(ValueError, match="n_restarts"):
         AcquisitionOptimizer(n_restarts=0)
+
+
+def test_a_schedule_takes_any_registered_rule_it_can_call(monkeypatch):
+    from tvbo.acquisition import beta as beta_module
+
+    # a private copy of the registry: the rules below exist for this test only
+    monkeypatch.setattr(beta_module, "BETA_RULES", dict(beta_module.BETA_RULES))
+    name = "test-halved-wdbo"
+
+    @beta_module.register_beta(name, citation="test only", returns="root_beta")
+    def _root(*, d: int, n: int, scale: float = 0.2) -> float:
+        return math.sqrt(0.5 * scale * d * math.log(2 * max(n, 1)))
+
+    @beta_module.register_beta("test-needs-horizon", citation="test only")
+    def _horizon(*, d: int, horizon: int) -> float:
+        return float(d * horizon)
+
+    # a rule returning sqrt(beta) is squared; the schedule's fields reach the rules taking them
+    assert make_beta({"kind": name, "scale": 0.4})(3, 50, 7) == pytest.approx(
+        0.2 * 3 * math.log(100))
+    assert make_beta("constant")(3, 50, 7) == 2.0
+    rules = beta_module.BETA_RULES
+    assert make_beta("wdbo")(2, 8, 1) == rules["wdbo"](d=2, n=8)
+    with pytest.raises(ValueError, match=r"'test-needs-horizon' needs \['horizon'\]"):
+        make_beta("test-needs-horizon")
+    with pytest.raises(ValueError, match="test-halved-wdbo"):  # listed among the valid names
+        make_beta("nope")

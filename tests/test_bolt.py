@@ -256,12 +256,11 @@ def test_bad_options_are_rejected(options, match):
 def test_bad_compositions_are_rejected():
     with pytest.raises(ValueError, match="unknown algorithm 'bolt-xyz'; valid: .*bolt"):
         make("bolt-xyz")
-    alg = make("bolt-spatial", preset="bolt", surrogate={"time_kernel": None})
+    # wrong compositions are errors when the algorithm is built, before any run
     with pytest.raises(ValueError, match="spatio-temporal"):
-        alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
-    alg = make("bolt-norule", preset="bolt", removal=None)
+        make("bolt-spatial", preset="bolt", surrogate={"time_kernel": None})
     with pytest.raises(ValueError, match="needs a removal rule"):
-        alg.setup(ProblemInfo(d=1), np.random.default_rng(0), WorkCounter())
+        make("bolt-norule", preset="bolt", removal=None)
     with pytest.raises(ValueError, match="unknown dataset 'bolt'; valid: .*bolt-nstar"):
         make("x", preset="bolt", dataset="bolt")
 

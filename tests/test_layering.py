@@ -18,11 +18,6 @@ PACKAGE = Path(tvbo.__file__).parent
 #: violations inside files that other work is rewriting now; each goes when its file is fixed
 #: (the test fails on a stale entry, so this list only shrinks)
 ALLOWED_EXCEPTIONS: list[Known] = [
-    Known("layer", "tvbo/algorithms/bolt.py", "tvbo.analysis.nstar",
-          "BOLT's n* search; the computation now lives in tvbo.gp.nstar (analysis.nstar is a "
-          "re-export): change bolt.py's import to `from tvbo.gp.nstar import ...`"),
-    Known("cycle", "tvbo/algorithms/bolt.py", "algorithms -> analysis -> algorithms",
-          "made by bolt.py's import of tvbo.analysis.nstar (above); goes with it"),
 ]
 
 

@@ -39,13 +39,13 @@ def _drive(alg, n_iter, *, d=2, warmup=15, step=1.0, seed=0, before_remove=None,
     rng = np.random.default_rng(seed)
     clock = _setup(alg, d=d, seed=seed) if setup else {"now": 0.0}
     if before_remove is not None:
-        original = alg.remove
+        original = alg.editor.remove  # the one way a policy removes (DatasetEditor)
 
         def spy(i):
             before_remove(alg, i, clock["now"])
             original(i)
 
-        alg.remove = spy
+        alg.editor.remove = spy
     for k in range(n_iter):
         warm = k < warmup
         t = clock["now"]
@@ -207,9 +207,11 @@ def test_bad_options_are_rejected(cls, options, match):
 
 
 def test_w2_needs_a_spatiotemporal_gp_with_a_closed_form():
-    spatial = make("w2-spatial", preset="w-dbo", surrogate={"time_kernel": None})
+    # a wrong composition is an error when the algorithm is built, before any run
     with pytest.raises(ValueError, match="spatio-temporal"):
-        _setup(spatial)
+        make("w2-spatial", preset="w-dbo", surrogate={"time_kernel": None})
+    with pytest.raises(ValueError, match="removal rule 'w2' needs a spatio-temporal"):
+        make("w2-keep", preset="w-dbo", dataset="keep-all", surrogate={"time_kernel": None})
 
     class Periodic(Correlation):
         name = "periodic"
@@ -228,9 +230,8 @@ def test_w2_needs_a_spatiotemporal_gp_with_a_closed_form():
 
 
 def test_budget_needs_a_removal_rule_and_names_are_checked():
-    alg = make("w-dbo-norule", preset="w-dbo", removal=None)
-    with pytest.raises(ValueError, match="needs a removal rule"):
-        _setup(alg)
+    with pytest.raises(ValueError, match="'wdbo-budget' needs a removal rule"):
+        make("w-dbo-norule", preset="w-dbo", removal=None)
     with pytest.raises(ValueError, match="unknown removal 'w3'; valid: .*w2"):
         make("x", preset="w-dbo", removal="w3")
     with pytest.raises(ValueError, match="unknown algorithm 'wdbo'; valid: .*w-dbo"):

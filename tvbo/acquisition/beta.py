@@ -8,12 +8,16 @@ Thm. 2) is offered for study; it is far more exploratory in practice.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+#: the generic schedules (registered first below); :func:`make_beta` takes any registered rule
 BETA_SCHEDULES: tuple[str, ...] = ("wdbo", "constant", "srinivas", "log")
 
 
@@ -80,11 +84,40 @@ def srinivas_beta(*, d: int, k: int, delta: float = 0.1) -> float:
     )
 
 
+@register_beta("constant", citation="a fixed beta (a tuning constant; no paper's schedule)")
+def constant_beta(*, value: float = 2.0) -> float:
+    return value
+
+
+#: the quantities a schedule hands a rule each call: spatial dimension, dataset size, iteration
+SCHEDULE_QUANTITIES: tuple[str, ...] = ("d", "n", "k")
+
+
+@functools.cache
+def _rule_arguments(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(quantities, schedule fields) that rule ``kind`` takes, read once from its signature."""
+    parameters = inspect.signature(beta_rule(kind).function).parameters
+    quantities = tuple(q for q in SCHEDULE_QUANTITIES if q in parameters)
+    fields = tuple(f for f in _SCHEDULE_FIELDS if f in parameters)
+    missing = sorted(name for name, p in parameters.items()
+                     if name not in quantities and name not in fields and p.default is p.empty)
+    if missing:
+        raise ValueError(
+            f"beta rule {kind!r} needs {missing}, which a schedule cannot give (a schedule gives "
+            f"{', '.join(SCHEDULE_QUANTITIES)} and its fields {', '.join(_SCHEDULE_FIELDS)}); "
+            "the algorithm that uses it calls tvbo.acquisition.beta.beta_rule directly"
+        )
+    return quantities, fields
+
+
 @dataclass(frozen=True)
 class BetaSchedule:
     """beta as a function of the spatial dimension d, dataset size n and iteration count k.
 
-    ``kind``:
+    ``kind`` is any registered beta rule (:data:`BETA_RULES`) whose arguments a schedule can
+    give: the quantities ``d``, ``n``, ``k`` and the fields below, each passed to the rules that
+    take it (a rule returning sqrt(beta) is squared). The generic ones:
+
       * ``"wdbo"``: ``scale * d * log(2 n)`` (default scale 0.2, the W-DBO reference);
       * ``"constant"``: ``value``;
       * ``"log"``: ``c1 log(c2 k)`` floored at ``floor`` -- Bogunovic et al. (2016, Sec. 5)
@@ -103,27 +136,34 @@ class BetaSchedule:
     floor: float = 1e-3
 
     def __post_init__(self) -> None:
-        if self.kind not in BETA_SCHEDULES:
+        if self.kind not in BETA_RULES:
             raise ValueError(
-                f"unknown beta schedule {self.kind!r}; valid: {', '.join(BETA_SCHEDULES)}"
+                f"unknown beta schedule {self.kind!r}; valid (registered beta rules): "
+                f"{', '.join(sorted(BETA_RULES))}"
             )
+        _rule_arguments(self.kind)  # a rule a schedule cannot call is an error now, not later
         if min(self.scale, self.value, self.c1, self.c2, self.floor) <= 0:
             raise ValueError("beta schedule: scale, value, c1, c2 and floor must be > 0")
         if not 0 < self.delta < 1:
             raise ValueError(f"beta schedule: delta must be in (0, 1), got {self.delta}")
 
     def __call__(self, d: int, n: int, k: int) -> float:
-        if self.kind == "constant":
-            return self.value
-        if self.kind == "wdbo":
-            return wdbo_beta(d=d, n=n, scale=self.scale)
-        if self.kind == "log":
-            return log_beta(k=k, c1=self.c1, c2=self.c2, floor=self.floor)
-        return srinivas_beta(d=d, k=k, delta=self.delta)
+        quantities, fields = _rule_arguments(self.kind)
+        given = {"d": d, "n": n, "k": k}
+        rule = BETA_RULES[self.kind]
+        value = rule.function(**{q: given[q] for q in quantities},
+                              **{f: getattr(self, f) for f in fields})
+        return value * value if rule.returns == "root_beta" else value
+
+
+_SCHEDULE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(BetaSchedule) if f.name != "kind"
+)
 
 
 def make_beta(spec: str | float | dict | BetaSchedule | None) -> BetaSchedule:
-    """Build a schedule from a name, a constant number, or a mapping of its fields."""
+    """Build a schedule from a registered rule name, a constant number, or a mapping of its
+    fields (``{"kind": name, **fields}``); an unknown name lists the registered rules."""
     if spec is None:
         return BetaSchedule()
     if isinstance(spec, BetaSchedule):
@@ -135,7 +175,7 @@ def make_beta(spec: str | float | dict | BetaSchedule | None) -> BetaSchedule:
     if isinstance(spec, str):
         return BetaSchedule(kind=spec)
     if isinstance(spec, dict):
-        allowed = {"kind", "scale", "value", "delta", "c1", "c2", "floor"}
+        allowed = {"kind", *_SCHEDULE_FIELDS}
         unknown = sorted(set(spec) - allowed)
         if unknown:
             raise ValueError(f"beta: unknown key(s) {unknown}; valid: {sorted(allowed)}")

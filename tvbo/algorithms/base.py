@@ -4,13 +4,20 @@ An algorithm never sleeps and never reads a wall clock: the engine tells it the 
 two calls per iteration so the engine can charge each phase's compute time:
 
 * ``propose(t)`` -- return the next query for time ``t`` (hyperparameter fit and acquisition
-  optimisation happen here; mark the fit with ``self.work.phase("fit")``; everything else in the
-  call is charged to ``"acquisition"``);
+  optimisation happen here; the fit is charged to ``"fit"``, everything else in the call to
+  ``"acquisition"``);
 * ``ingest(x, t, y, now=..., warmup=...)`` -- take the observation sampled at ``t`` (GP update,
-  dataset cleaning with ``self.work.phase("clean")``; the rest is charged to ``"update"``).
+  dataset cleaning charged to ``"clean"``; the rest is charged to ``"update"``).
 
-Every numerical routine reports its work to ``self.work`` so that the deterministic ``counted``
-compute model can price it. ``state()`` returns the scalars worth recording each iteration.
+Every numerical routine reports its work to the run's counter (``self.work``, handed over by the
+engine in :meth:`Algorithm.setup`) so that the deterministic ``counted`` compute model can price
+it. In a composed algorithm the models, optimisers and policies count their own work and mark
+their own phases (:mod:`tvbo.algorithms.composed`); the algorithm only hands the counter on.
+``state()`` returns the scalars worth recording each iteration.
+
+Note (issue 11): ``side_queries`` / ``ingest_side`` widen this base class for SparQ-GP-UCB's
+expert queries; narrowing it (e.g. to a capability protocol the engine checks) needs sparq.py
+and sim/engine.py, which are outside this change.
 """
 
 from __future__ import annotations

@@ -35,17 +35,26 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
 
-from tvbo.algorithms.components import DatasetPolicy, register_component
+from tvbo.algorithms.components import (
+    Composition,
+    DatasetEditor,
+    DatasetPolicy,
+    PartContext,
+    RemovalRule,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.algorithms.wdbo import (
     PAPER_SURROGATE,
     ROBUST_PRIOR,
+    require_spatiotemporal,
     spatiotemporal_gp,
     temporal_lengthscale,
 )
-from tvbo.analysis.nstar import cubic_response_time, nstar, temporal_correlation
+from tvbo.models.nstar import cubic_response_time, search_nstar
+from tvbo.models.response_time import fit_response_time, fit_response_time_counted
 
 __all__ = ["VERSIONS", "BoltNStar", "fit_response_time"]
 
@@ -57,38 +66,13 @@ INITIAL_GUESSES: tuple[str, ...] = ("previous", "size")
 PARALLEL_RESPONSES: tuple[str, ...] = ("interarrival", "per-evaluator")
 
 
-def fit_response_time(sizes: Sequence[float], times: Sequence[float]) -> np.ndarray:
-    """Least-squares cubic ``R(n) = c0 + c1 n + c2 n^2 + c3 n^3`` with ``c_j >= 0`` (NNLS).
-
-    Both papers fit "a 3rd-degree polynomial" because GP inference is at most O(n^3) (spec_bolt.md
-    §3.3) but say nothing of its sign. Non-negative coefficients make R positive and
-    non-decreasing on n >= 0, as Definition 3.5 requires, and keep the direct search's
-    assumptions; an unconstrained cubic fitted on a narrow range of n routinely extrapolates to a
-    negative or decreasing R. The columns are scaled by ``max(n)^j`` for conditioning. Returns
-    ``[c0, c1, c2, c3]`` (seconds, s/n, ...). Exact non-negative cubic data are recovered.
-    """
-    n = np.asarray(sizes, dtype=float).reshape(-1)
-    r = np.asarray(times, dtype=float).reshape(-1)
-    if n.shape != r.shape or n.size == 0:
-        raise ValueError(
-            f"sizes and times must be non-empty and of equal length, got {n.size} and {r.size}"
-        )
-    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(r))) or np.any(n < 0):
-        raise ValueError("sizes must be finite and >= 0 and times finite")
-    scale = max(1.0, float(n.max()))
-    powers = np.arange(4)
-    A = (n[:, None] / scale) ** powers[None, :]
-    coef, _ = nnls(A, r)
-    return coef / scale**powers
-
-
 class BoltNStar(DatasetPolicy):
     """BOLT's cleaning: when ``|D| > n*``, remove the removal rule's choice (at most one).
 
     Every open choice of spec_bolt.md §13 is an option (defaults first):
 
     * ``version`` ("metronome" | "icml").
-    * Response time, metronome ([B] §4): the policy reads the clock (``self.algorithm.clock()``)
+    * Response time, metronome ([B] §4): the policy reads the clock (``self.context.clock()``)
       once per iteration and records ``(|D|, R)``, R = the time between consecutive reads. The
       composed algorithm gives a dataset policy no hook inside ``propose``, so the read happens in
       ``after_fit`` (at ``t_available``, before cleaning); consecutive reads are still exactly one
@@ -220,16 +204,18 @@ class BoltNStar(DatasetPolicy):
         self.removed_last = 0
         self.removed_score = math.nan
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
-        if algorithm.removal is None:
-            raise ValueError("dataset policy 'bolt-nstar' needs a removal rule (e.g. 'w2')")
-        spatiotemporal_gp(algorithm.surrogate, "dataset policy 'bolt-nstar'")
+    def check_composition(self, parts: Composition) -> None:
+        require_spatiotemporal(parts, "dataset policy 'bolt-nstar'", removal=True)
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
+        spatiotemporal_gp(surrogate, "dataset policy 'bolt-nstar'")
 
     # -- response time ---------------------------------------------------------------------------
     def _measure(self, warmup: bool) -> None:
         """Read the clock and add ``(|D| during the interval, R)`` to the response-time dataset."""
-        now = float(self.algorithm.clock())
+        now = float(self.context.clock())
         last = self._last_read
         self._last_read = (now, warmup)
         if last is None or self._size_after_clean is None:
@@ -241,7 +227,7 @@ class BoltNStar(DatasetPolicy):
             return
         response = now - t_prev
         if self.parallel_response == "per-evaluator":
-            response *= getattr(self.algorithm, "evaluators", 1)
+            response *= self.context.evaluators
         if response > 0.0:
             self.sizes.append(self._size_after_clean)
             self.times.append(response)
@@ -250,19 +236,10 @@ class BoltNStar(DatasetPolicy):
     def _fit_response(self) -> None:
         if len(set(self.sizes)) < self.min_points:
             return
-        m = len(self.sizes)
-        self.coefficients = fit_response_time(self.sizes, self.times)
-        self.work.call(1)
-        self.work.flops(128.0 * m)  # Lawson-Hanson: a few QR solves of an m x 4 system
-        # fit health: the NNLS coefficients of R(n) = c0 + c1 n + c2 n^2 + c3 n^3 (a coefficient
-        # at its bound 0 drops that power of n from the model of the response time)
-        record: dict[str, object] = {"source": f"dataset:{self.kind}:response-time",
-                                     "mode": "nnls", "n_data": m, "success": 1, "time_unit": "",
-                                     "fitted": ",".join(f"response_c{i}" for i in range(4))}
-        for i, c in enumerate(np.asarray(self.coefficients, float)):
-            record[f"response_c{i}"] = float(c)
-            record[f"response_c{i}_at_lower"] = int(c == 0.0)
-        self.work.record_fit(record)
+        # the model layer fits R(n) and reports its work and fit-health record itself
+        self.coefficients = fit_response_time_counted(
+            self.sizes, self.times, work=self.context.work,
+            source=f"dataset:{self.kind}:response-time")
 
     # -- n* ----------------------------------------------------------------------------------------
     def _compute_nstar(self) -> None:
@@ -275,30 +252,23 @@ class BoltNStar(DatasetPolicy):
             # direct search would only walk one step at a time to the cap, at O(n_max^2) cost
             self.n_star = self.n_max
             return
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         gp = surrogate.gp
-        base = temporal_correlation(
-            gp.kernel.time.name, temporal_lengthscale(surrogate, "dataset policy 'bolt-nstar'")
-        )
-        work = self.work
-
-        def k_T(lag: np.ndarray) -> np.ndarray:
-            work.kernel(float(np.size(lag)))
-            work.steps(1.0)
-            return base(lag)
-
+        lengthscale = temporal_lengthscale(surrogate, "dataset policy 'bolt-nstar'")
         previous = self.n_star
         if self.initial_guess == "previous" and previous is not None and previous < self.n_max:
             n0 = previous
         else:
             n0 = max(1, surrogate.n)
-        work.call(1)
-        self.n_star = nstar(k_T, R, n0=min(n0, self.n_max), n_max=self.n_max)
+        # the direct search counts its own work (tvbo.models.nstar)
+        self.n_star = search_nstar(gp.kernel.time.name, lengthscale, R,
+                                   n0=min(n0, self.n_max), n_max=self.n_max,
+                                   work=self.context.work)
 
     # -- the hook ----------------------------------------------------------------------------------
     def after_fit(self, *, now: float, warmup: bool) -> None:
         self.removed_last = 0
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         self.size_before_clean = float(surrogate.n)
         if self.version == "metronome" or self.response_time is None:
             self._measure(warmup)
@@ -319,11 +289,11 @@ class BoltNStar(DatasetPolicy):
     def _clean(self, now: float) -> None:
         if self.n_star is None:
             return
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         cap = math.inf if self.max_removals is None else self.max_removals
         while surrogate.n > max(self.n_star, self.floor) and self.removed_last < cap:
-            i, score = self.algorithm.removal.choose(surrogate, now)
-            self.algorithm.remove(i)
+            i, score = self.removal.choose(surrogate, now)
+            self.editor.remove(i)
             self.removed_last += 1
             self.removed_score = score
 

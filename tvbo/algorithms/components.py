@@ -24,37 +24,108 @@ append -> fit (post-warm-up) -> ``policy.after_fit`` (cleaning).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
+from tvbo.algorithms.base import ProblemInfo
 from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
 from tvbo.work import WorkCounter
 
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
+
+@dataclass(frozen=True)
+class PartContext:
+    """What a part may know about its run, handed to :meth:`Component.bind` once per run.
+
+    Why not the owning algorithm: a part that holds its owner can reach (and depend on) every
+    other part and the iteration protocol, so the composition's real dependencies are invisible.
+    A part gets this context plus, for removal rules and dataset policies, the parts it works on
+    (:meth:`RemovalRule.bind`, :meth:`DatasetPolicy.bind`), named in its signature.
+    """
+
+    problem: ProblemInfo
+    rng: np.random.Generator
+    #: the run's work counter: handed to the models and optimisers, which count their own work
+    work: WorkCounter
+    #: the engine's virtual clock (BOLT's clock C); never a wall clock
+    clock: Callable[[], float]
+    #: asynchronous evaluators (tvbo.sim.parallel); 1 for the sequential loop
+    evaluators: int = 1
+
+
+class DatasetEditor:
+    """The one way a dataset policy changes the held data: counted removals and resets."""
+
+    def __init__(self, surrogate: Surrogate) -> None:
+        self.surrogate = surrogate
+        #: observations removed so far (single removals and resets), recorded every iteration
+        self.removed_total = 0
+
+    def remove(self, i: int) -> None:
+        """Remove observation i from the surrogate."""
+        self.surrogate.remove(i)
+        self.removed_total += 1
+
+    def reset(self) -> None:
+        """Forget the whole dataset (R-GP-UCB, ET-GP-UCB); hyperparameters are kept."""
+        self.removed_total += self.surrogate.n
+        self.surrogate.clear()
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The four parts of one algorithm, as :meth:`Component.check_composition` sees them."""
+
+    surrogate: Surrogate
+    acquisition: Acquisition
+    dataset: DatasetPolicy
+    removal: RemovalRule | None
 
 
 class Component:
-    """Shared plumbing: binding to the algorithm that owns the part, options and state."""
+    """Shared plumbing: options, the run context, state.
+
+    A part's options are the keyword arguments of its ``__init__`` (one declaration, with types
+    and defaults); :func:`option_type` turns them into the part's frozen option dataclass, which
+    :func:`build_component` and the presets use to reject unknown or misplaced options.
+    """
 
     kind: str = ""
+    #: Transitional: parts written against the old owner link (they read ``self.algorithm``)
+    #: are bound with the owning algorithm itself. True for the parts of modules not yet
+    #: migrated (abo.py, boke.py, weighted.py); every part of components/wdbo/bolt/resets/tvgp
+    #: sets False and gets a :class:`PartContext`. Remove with the last legacy part.
+    owner_link: ClassVar[bool] = True
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        """Called once the problem is known (``algorithm.problem``, ``.work``, ``.rng``)."""
-        self.algorithm = algorithm
+    def bind(self, context: PartContext) -> None:
+        """Called once the problem is known, before the first query."""
+        if not isinstance(context, PartContext):  # transitional owner link (see owner_link)
+            self.algorithm = context
+            context = PartContext(context.problem, context.rng, context.work, context.clock,
+                                  int(getattr(context, "evaluators", 1)))
+        self.context = context
 
     @property
     def work(self) -> WorkCounter:
-        return self.algorithm.work
+        return self.context.work
+
+    def check_composition(self, parts: Composition) -> None:  # noqa: B027 - optional hook
+        """Raise ``ValueError`` if this part cannot work with the other ``parts``.
+
+        Called once, when the algorithm is constructed (before any problem is known), so a
+        wrong combination is an error at ``make`` time and nothing is type-checked per iteration.
+        """
 
     def state(self) -> dict[str, float]:
         """Scalars recorded every iteration (prefixed by nothing: keep names distinct)."""
@@ -101,6 +172,15 @@ class Surrogate(Component):
     #: whether :meth:`fantasy` conditions exactly (pending-point strategies need it)
     supports_fantasy: bool = False
 
+    @property
+    def spatiotemporal(self) -> bool:
+        """Whether the surrogate is an exact GP (``.gp``) with a separable space x time kernel.
+
+        The capability the W2 relevance and the policies priced by l_T (W-DBO, BOLT) need; it
+        is known from the options alone, so they check it once at construction.
+        """
+        return False
+
     @contextmanager
     def fantasy(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> Iterator[Surrogate]:
         """Condition on fantasy observations ``(X, T, Y)`` (pending queries and their lies) for
@@ -133,7 +213,15 @@ class Surrogate(Component):
 
     @abstractmethod
     def fit(self) -> None:
-        """Hyperparameter inference (the caller wraps it in the ``fit`` phase)."""
+        """Hyperparameter inference (in the caller's phase; :meth:`refit` marks its own)."""
+
+    def refit(self) -> None:
+        """:meth:`fit`, charged to the ``fit`` phase: the model marks the phase of its own
+        work, so the iteration protocol (:class:`~tvbo.algorithms.composed.ComposedAlgorithm`)
+        never touches the work counter. A refit a policy asks for inside a cleaning (W-DBO's
+        ``refit_after_removal``) calls :meth:`fit` and stays in the ``clean`` phase."""
+        with self.context.work.phase("fit"):
+            self.fit()
 
     @abstractmethod
     def predict(self, X: np.ndarray, t: float | np.ndarray, *, grad: bool = False,
@@ -171,6 +259,11 @@ class GPSurrogate(Surrogate):
 
     kind = "gp"
     supports_fantasy = True
+    owner_link = False
+
+    @property
+    def spatiotemporal(self) -> bool:
+        return self.time_kernel_option is not None
 
     def __init__(
         self,
@@ -243,11 +336,11 @@ class GPSurrogate(Surrogate):
         # ignores time): policies such as oldest-first need them
         self._stamps = np.empty(0)
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext) -> None:
+        super().bind(context)
         time_kernel = self.time_kernel_option
         if time_kernel == "problem":
-            time_kernel = algorithm.problem.temporal_kernel
+            time_kernel = context.problem.temporal_kernel
         self.time_kernel = time_kernel
         init = dict(self.initial)
         if time_kernel is None:
@@ -258,7 +351,7 @@ class GPSurrogate(Surrogate):
             init["lengthscale_time"] = float(np.sqrt(lo * hi))
         kernel = SeparableKernel(space=self.space_kernel, time=time_kernel)
         self.gp = ExactGP(kernel, Hyperparameters(**init), standardize=self.standardize,
-                          work=algorithm.work)
+                          work=context.work)
         self._stamps = np.empty(0)
         self._t_first = None
 
@@ -301,7 +394,7 @@ class GPSurrogate(Surrogate):
         self._stamps = np.delete(self._stamps, i)
 
     def clear(self) -> None:
-        d = self.algorithm.problem.d
+        d = self.context.problem.d
         self.gp.set_data(np.empty((0, d)), np.empty(0), np.empty(0))
         self._stamps = np.empty(0)
 
@@ -312,9 +405,9 @@ class GPSurrogate(Surrogate):
             result = fit_hyperparameters(self.gp, mode=self._fit_mode,
                                          source=f"surrogate:{self.kind}")
         else:
-            elapsed = 0.0 if self._t_first is None else self.algorithm.clock() - self._t_first
+            elapsed = 0.0 if self._t_first is None else self.context.clock() - self._t_first
             result = fit_hyperparameters(self.gp, self.bounds, max_iter=self.fit_max_iter,
-                                         n_restarts=self.fit_restarts, rng=self.algorithm.rng,
+                                         n_restarts=self.fit_restarts, rng=self.context.rng,
                                          prior=self._prior_for(elapsed),
                                          source=f"surrogate:{self.kind}")
         self.last_fit_evals = result.n_evals
@@ -367,6 +460,7 @@ class UCBAcquisition(Acquisition):
     """
 
     kind = "ucb"
+    owner_link = False
 
     def __init__(self, *, beta: Any = "wdbo", n_restarts: int = 20, raw_samples: int = 512,
                  include_noise: bool = False, maxiter: int = 200) -> None:
@@ -378,7 +472,7 @@ class UCBAcquisition(Acquisition):
         self.calls = 0
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
-        problem = self.algorithm.problem
+        problem = self.context.problem
         self.calls += 1
         self.last_beta = float(self.beta(problem.d, surrogate.n, self.calls))
         beta = self.last_beta
@@ -387,7 +481,7 @@ class UCBAcquisition(Acquisition):
         def acquisition(X: np.ndarray, grad: bool):
             return ucb(surrogate, X, t, beta, grad=grad, include_noise=self.include_noise)
 
-        x, _ = self.optimizer.maximize(acquisition, problem.d, self.algorithm.rng,
+        x, _ = self.optimizer.maximize(acquisition, problem.d, self.context.rng,
                                        candidates=problem.candidates, extra_starts=incumbent,
                                        work=self.work)
         return x
@@ -407,6 +501,12 @@ class UCBAcquisition(Acquisition):
 class RemovalRule(Component):
     """Ranks observations for removal: lower score = removed first."""
 
+    owner_link = False
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate) -> None:  # type: ignore[override]
+        """``surrogate``: the model whose observations the rule ranks."""
+        super().bind(context)
+
     @abstractmethod
     def scores(self, surrogate: Surrogate, now: float) -> np.ndarray:
         """One score per held observation (e.g. its W2 relevance); lowest goes first."""
@@ -422,6 +522,7 @@ class OldestFirst(RemovalRule):
     """Removes the observation with the earliest time stamp (a FIFO window)."""
 
     kind = "oldest"
+    owner_link = False
 
     def scores(self, surrogate, now):
         return np.asarray(surrogate.T, float)
@@ -431,13 +532,28 @@ class RandomRemoval(RemovalRule):
     """Removes a uniformly random observation (a control for relevance-based rules)."""
 
     kind = "random"
+    owner_link = False
 
     def scores(self, surrogate, now):
-        return self.algorithm.rng.permutation(surrogate.n).astype(float)
+        return self.context.rng.permutation(surrogate.n).astype(float)
 
 
 class DatasetPolicy(Component):
-    """Decides which observations the surrogate keeps."""
+    """Decides which observations the surrogate keeps.
+
+    Bound with the parts it works on: the ``surrogate`` (read), the ``removal`` rule (None if the
+    composition has none) and the ``editor`` (the only way to remove or reset, so the removals
+    are counted in one place).
+    """
+
+    owner_link = False
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate,  # type: ignore[override]
+             removal: RemovalRule | None, editor: DatasetEditor) -> None:
+        super().bind(context)
+        self.surrogate = surrogate
+        self.removal = removal
+        self.editor = editor
 
     def before_append(self, x: np.ndarray, t: float, y: float, *, now: float,
                       warmup: bool) -> None:  # noqa: B027 - optional hook
@@ -446,11 +562,24 @@ class DatasetPolicy(Component):
     def after_fit(self, *, now: float, warmup: bool) -> None:  # noqa: B027 - optional hook
         """Called after the observation is added and the hyperparameters refitted (cleaning)."""
 
+    # the iteration protocol calls these: the policy charges its own work to ``clean``
+    def clean_before_append(self, x: np.ndarray, t: float, y: float, *, now: float,
+                            warmup: bool) -> None:
+        """:meth:`before_append` in the ``clean`` phase."""
+        with self.context.work.phase("clean"):
+            self.before_append(x, t, y, now=now, warmup=warmup)
+
+    def clean_after_fit(self, *, now: float, warmup: bool) -> None:
+        """:meth:`after_fit` in the ``clean`` phase."""
+        with self.context.work.phase("clean"):
+            self.after_fit(now=now, warmup=warmup)
+
 
 class KeepAll(DatasetPolicy):
     """Never removes anything (GP-UCB, TV-GP-UCB, ABO)."""
 
     kind = "keep-all"
+    owner_link = False
 
 
 # ------------------------------------------------------------------------------------------------
@@ -482,8 +611,52 @@ def register_component(role: str, cls: type[Component]) -> type[Component]:
     return cls
 
 
+def option_type(cls: type[Component]) -> type:
+    """The frozen option dataclass of part class ``cls`` (``<Class>Options``), made once.
+
+    Generated from the keyword arguments of ``cls.__init__`` -- names, type hints and defaults
+    -- so a part declares its options in one place (its constructor, whose docstring explains
+    them) and every consumer (:func:`build_component`, the presets' routing, the run file's
+    record) reads the same declaration. Frozen: options never change after construction.
+    """
+    cached = cls.__dict__.get("_option_type")
+    if cached is not None:
+        return cached
+    fields: list[tuple[str, Any, Any]] = []
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        annotation = Any if p.annotation is p.empty else p.annotation
+        if p.default is p.empty:
+            spec = dataclasses.field()
+        elif isinstance(p.default, list | dict | set):
+            spec = dataclasses.field(default_factory=lambda v=p.default: copy.deepcopy(v))
+        else:
+            spec = dataclasses.field(default=p.default)
+        fields.append((p.name, annotation, spec))
+    options = dataclasses.make_dataclass(f"{cls.__name__}Options", fields, frozen=True,
+                                         kw_only=True)
+    options.__doc__ = f"Options of the part {cls.kind!r} (:class:`{cls.__name__}`)."
+    options.__module__ = cls.__module__
+    cls._option_type = options
+    return options
+
+
+def option_names(role: str, kind: str | None) -> list[str] | None:
+    """The valid options of the registered part ``role``/``kind``, or None if it is unknown."""
+    cls = _REGISTRIES.get(role, {}).get(kind or "")
+    if cls is None:
+        return None
+    return [f.name for f in dataclasses.fields(option_type(cls))]
+
+
 def build_component(role: str, spec: str | Mapping[str, Any] | Component | None) -> Component:
-    """Build a part from ``"kind"`` or ``{"kind": ..., **options}``; errors list valid choices."""
+    """Build a part from ``"kind"`` or ``{"kind": ..., **options}``; errors list valid choices.
+
+    The options are first made into the part's frozen option dataclass (:func:`option_type`):
+    an unknown option is an error naming the part and its valid options. The built part keeps
+    that record as ``part.spec``.
+    """
     if role not in _REGISTRIES:
         raise ValueError(f"unknown component role {role!r}; valid: {', '.join(_REGISTRIES)}")
     if isinstance(spec, Component):
@@ -496,12 +669,14 @@ def build_component(role: str, spec: str | Mapping[str, Any] | Component | None)
     if kind not in registry:
         raise ValueError(f"unknown {role} {kind!r}; valid: {', '.join(sorted(registry))}")
     cls = registry[kind]
-    params = inspect.signature(cls.__init__).parameters
-    valid = sorted(p for p in params if p != "self")
+    valid = sorted(option_names(role, kind) or [])
     unknown = sorted(set(options) - set(valid))
     if unknown:
         raise ValueError(f"{role} {kind!r}: unknown option(s) {unknown}; valid: {valid}")
-    return cls(**options)
+    record = option_type(cls)(**options)
+    part = cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+    part.spec = record
+    return part
 
 
 for _role, _cls in (("surrogate", GPSurrogate), ("acquisition", UCBAcquisition),

@@ -10,7 +10,10 @@ import numpy as np
 from tvbo.algorithms.base import Algorithm, Query
 from tvbo.algorithms.components import (
     Acquisition,
+    Composition,
+    DatasetEditor,
     DatasetPolicy,
+    PartContext,
     RemovalRule,
     Surrogate,
     build_component,
@@ -25,6 +28,11 @@ class ComposedAlgorithm(Algorithm):
     ``ingest``: ``policy.before_append`` -> append -> fit (post-warm-up; phase ``fit``) ->
     ``policy.after_fit`` (phase ``clean``). Fitting after the observation is the order of W-DBO's
     and BOLT's Algorithm 1 (and of the W-DBO reference code's ``tell``).
+
+    The protocol never touches the work counter: the model charges its fits to ``fit``
+    (:meth:`Surrogate.refit`), the policy its hooks to ``clean``
+    (:meth:`DatasetPolicy.clean_before_append`, :meth:`DatasetPolicy.clean_after_fit`), and the
+    models and optimisers count their own work.
     """
 
     def __init__(
@@ -45,32 +53,48 @@ class ComposedAlgorithm(Algorithm):
         self.dataset: DatasetPolicy = build_component("dataset", dataset)
         self.removal: RemovalRule | None = (None if removal is None
                                             else build_component("removal", removal))
+        # typed composition, checked once: a part that needs another part's capability (a
+        # spatio-temporal GP, a removal rule) says so here, not at run time
+        composition = Composition(self.surrogate, self.acquisition, self.dataset, self.removal)
+        for part in self.parts():
+            part.check_composition(composition)
+        self.editor = DatasetEditor(self.surrogate)
         self._stale_fit = False
-        self.removed_total = 0
+
+    @property
+    def removed_total(self) -> int:
+        """Observations removed so far (single removals and resets)."""
+        return self.editor.removed_total
 
     def _setup(self) -> None:
+        context = PartContext(self.problem, self.rng, self.work, self.clock, int(self.evaluators))
         for part in self.parts():
-            part.bind(self)
+            if part.owner_link:  # transitional: a part not yet migrated (see Component)
+                part.bind(self)
+            elif isinstance(part, RemovalRule):
+                part.bind(context, surrogate=self.surrogate)
+            elif isinstance(part, DatasetPolicy):
+                part.bind(context, surrogate=self.surrogate, removal=self.removal,
+                          editor=self.editor)
+            else:
+                part.bind(context)
 
     def parts(self) -> list:
         return [p for p in (self.surrogate, self.acquisition, self.dataset, self.removal) if p]
 
     # -- the helpers policies use --------------------------------------------------------------
     def remove(self, i: int) -> None:
-        """Remove observation i from the surrogate (policies call this; it is counted)."""
-        self.surrogate.remove(i)
-        self.removed_total += 1
+        """Remove observation i from the surrogate (counted; parts use their editor)."""
+        self.editor.remove(i)
 
     def reset(self) -> None:
         """Forget the whole dataset (R-GP-UCB, ET-GP-UCB)."""
-        self.removed_total += self.surrogate.n
-        self.surrogate.clear()
+        self.editor.reset()
 
     # -- iteration protocol ---------------------------------------------------------------------
     def propose(self, t: float) -> np.ndarray | Query:
         if self._stale_fit:
-            with self.work.phase("fit"):
-                self.surrogate.fit()
+            self.surrogate.refit()  # charged to "fit" by the model
             self._stale_fit = False
         choice = self._select(t)
         if isinstance(choice, Query):  # sample at a future time (ABO)
@@ -108,16 +132,13 @@ class ComposedAlgorithm(Algorithm):
         return X[int(np.argmax(mean))].copy()
 
     def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        with self.work.phase("clean"):
-            self.dataset.before_append(x, t, y, now=now, warmup=warmup)
+        self.dataset.clean_before_append(x, t, y, now=now, warmup=warmup)  # "clean" phase
         self.surrogate.append(x, t, y)
         self._stale_fit = True
         if not warmup:
-            with self.work.phase("fit"):
-                self.surrogate.fit()
+            self.surrogate.refit()
             self._stale_fit = False
-        with self.work.phase("clean"):
-            self.dataset.after_fit(now=now, warmup=warmup)
+        self.dataset.clean_after_fit(now=now, warmup=warmup)
 
     def dataset_size(self) -> int:
         return self.surrogate.n

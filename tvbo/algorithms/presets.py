@@ -1,24 +1,36 @@
 """Named algorithms as presets of components, and how options override them.
 
 A preset is a mapping ``{"surrogate": spec, "acquisition": spec, "dataset": spec,
-"removal": spec}``; each spec is ``{"kind": ..., **options}``. ``make(name, **options)`` deep-merges
-the options over the preset: ``make("bolt", removal="oldest")`` or
-``make("bolt", surrogate={"bounds": {"lengthscale_time": [10, 1000]}})``. Shortcut options that
-are not a role name go to the part that accepts them (e.g. ``beta=...`` to the acquisition), so a
-config can say ``gp-ucb: {beta: 2.0}``.
+"removal": spec}``; each spec is ``{"kind": ..., **options}``. ``make(name, **options)`` merges
+the options over the preset. Every option belongs to exactly one part, and each part's options
+are its frozen option dataclass (:func:`tvbo.algorithms.components.option_type`, generated from
+the part's constructor). The rules, each an error naming the part and its valid options:
 
-A new name built from a preset is an ablation: ``make("bolt-fifo", preset="bolt",
-removal="oldest")``.
+1. **A role key** (``surrogate``, ``acquisition``, ``dataset``, ``removal``) replaces that part
+   (a kind name, or ``{kind: ...}`` with another kind) or merges options into it (a mapping
+   without ``kind``, or with the same kind; nested mappings merge one level deep):
+   ``make("bolt", removal="oldest")``,
+   ``make("bolt", surrogate={"bounds": {"lengthscale_time": [10, 1000]}})``. An option the part
+   does not have is an error naming the part, its valid options and, if another part of the
+   preset has that option, that part (a *misplaced* option).
+2. **A shortcut** -- any other key -- is an option of the one part of the preset that has it:
+   ``gp-ucb: {beta: 2.0}`` sets the UCB acquisition's beta. If no part has it, the error lists
+   every part's options; if two parts have it (e.g. ``fit_max_iter`` of the ``gp`` surrogate and
+   of R-GP-UCB's ``periodic-reset`` policy) it is *ambiguous* and must be given inside its role:
+   ``r-gp-ucb: {dataset: {fit_max_iter: 20}}``. Nothing is routed silently to a first match.
+
+So an ablation stays one config line: ``algorithm_options: {gp-ucb: {beta: 2.0}}`` or
+``{w-dbo: {dataset: {max_removals: null}}}``. A new name built from a preset is an ablation:
+``make("bolt-fifo", preset="bolt", removal="oldest")``.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from tvbo.algorithms.components import _REGISTRIES
+from tvbo.algorithms.components import option_names
 from tvbo.algorithms.composed import ComposedAlgorithm
 
 ROLES = ("surrogate", "acquisition", "dataset", "removal")
@@ -75,9 +87,35 @@ def _merge(base: dict[str, Any] | None, override: Any) -> dict[str, Any] | None:
     return merged
 
 
-def _accepts(role: str, kind: str | None, option: str) -> bool:
-    cls = _REGISTRIES[role].get(kind or "")
-    return cls is not None and option in inspect.signature(cls.__init__).parameters
+def _parts(spec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """``(role, kind, valid options)`` of every registered part of ``spec``."""
+    out = []
+    for role in ROLES:
+        part = spec.get(role)
+        valid = None if part is None else option_names(role, part.get("kind"))
+        if valid is not None:
+            out.append((role, part["kind"], valid))
+    return out
+
+
+def _describe(parts: list[tuple[str, str, list[str]]]) -> str:
+    return "; ".join(f"{role} {kind!r}: {sorted(valid)}" for role, kind, valid in parts)
+
+
+def _check_roles(name: str, spec: Mapping[str, Any]) -> None:
+    """Every option given inside a role must be an option of that role's part (rule 1)."""
+    parts = _parts(spec)
+    for role, kind, valid in parts:
+        unknown = sorted(set(spec[role]) - {"kind"} - set(valid))
+        if not unknown:
+            continue
+        hints = [f"{option!r} is an option of {other} {other_kind!r}"
+                 for option in unknown for other, other_kind, other_valid in parts
+                 if other != role and option in other_valid]
+        raise ValueError(
+            f"algorithm {name!r}: {role} {kind!r}: unknown option(s) {unknown}; valid: "
+            f"{sorted(valid)}" + (f" ({'; '.join(hints)})" if hints else "")
+        )
 
 
 def build(name: str, *, preset: str | None = None, **options: Any) -> ComposedAlgorithm:
@@ -89,13 +127,20 @@ def build(name: str, *, preset: str | None = None, **options: Any) -> ComposedAl
     for role in ROLES:
         if role in options:
             spec[role] = _merge(spec[role], options.pop(role))
+    _check_roles(name, spec)
+    parts = _parts(spec)
     for option, value in options.items():
-        owners = [r for r in ROLES if spec[r] is not None
-                  and _accepts(r, spec[r].get("kind"), option)]
+        owners = [(role, kind) for role, kind, valid in parts if option in valid]
         if not owners:
             raise ValueError(
-                f"algorithm {name!r}: unknown option {option!r}; give it inside one of "
-                f"{list(ROLES)} or use an option of the preset's parts"
+                f"algorithm {name!r}: unknown option {option!r}; the options of its parts are "
+                f"{_describe(parts)} (or give a role: {', '.join(ROLES)})"
             )
-        spec[owners[0]][option] = value
+        if len(owners) > 1:
+            where = " and ".join(f"{role} {kind!r}" for role, kind in owners)
+            raise ValueError(
+                f"algorithm {name!r}: option {option!r} is ambiguous: it is an option of "
+                f"{where}; give it inside its role, e.g. {owners[0][0]}: {{{option}: ...}}"
+            )
+        spec[owners[0][0]][option] = value
     return ComposedAlgorithm(name=name, preset=base_name, **spec)

@@ -17,19 +17,25 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import DatasetPolicy, GPSurrogate, register_component
+from tvbo.algorithms.components import (
+    Composition,
+    DatasetEditor,
+    DatasetPolicy,
+    GPSurrogate,
+    PartContext,
+    RemovalRule,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.algorithms.tvgp import EPS_BOUNDS, annotate_forgetting_rate, eps_lengthscale_bounds
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
 
 #: smoothness nu of each spatial correlation, for Bogunovic's Matérn reset period
 _NU: dict[str, float] = {"matern12": 0.5, "matern32": 1.5, "matern52": 2.5, "rbf": math.inf}
@@ -38,14 +44,13 @@ RESET_MODES: tuple[str, ...] = ("period", "size")
 TRIGGER_COUNTERS: tuple[str, ...] = ("reset", "global")
 
 
-def _gp_surrogate(policy: DatasetPolicy) -> GPSurrogate:
-    surrogate = policy.algorithm.surrogate
-    if not isinstance(surrogate, GPSurrogate):
+def require_gp_surrogate(policy: DatasetPolicy, parts: Composition) -> None:
+    """Construction-time check: ``policy`` needs a GP surrogate (its hyperparameters)."""
+    if not isinstance(parts.surrogate, GPSurrogate):
         raise ValueError(
             f"dataset policy {policy.kind!r} needs a GP surrogate (kind 'gp' or a "
-            f"subclass), got {type(surrogate).__name__}"
+            f"subclass), got {type(parts.surrogate).__name__}"
         )
-    return surrogate
 
 
 def reset_period(
@@ -95,13 +100,19 @@ class _ResetPolicy(DatasetPolicy):
         self.resets = 0
         self.since_reset = 0
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
+    def check_composition(self, parts: Composition) -> None:
+        require_gp_surrogate(self, parts)
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
+        #: the GP surrogate (checked at construction)
+        self.gp_surrogate: GPSurrogate = surrogate  # type: ignore[assignment]
         self.resets = 0
         self.since_reset = 0
 
     def _reset(self) -> None:
-        self.algorithm.reset()
+        self.editor.reset()
         self.resets += 1
         self.since_reset = 0
 
@@ -167,9 +178,9 @@ class PeriodicReset(_ResetPolicy):
         self.period = self.N if self.N is not None else 0
         self.block = 0  # post-warm-up iterations since the last reset (mode "period")
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
-        _gp_surrogate(self)
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
         self.block = 0
         if self.eps_option == "fit":
             self.eps = float("nan")
@@ -178,7 +189,7 @@ class PeriodicReset(_ResetPolicy):
     # -- eps by maximum likelihood ----------------------------------------------------------------
     def fit_eps(self) -> float:
         """ML estimate of eps on the held data under Bogunovic's model (work: ``self.work``)."""
-        surrogate = _gp_surrogate(self)
+        surrogate = self.gp_surrogate
         n = surrogate.n
         if n < 2:
             return self.eps
@@ -210,9 +221,9 @@ class PeriodicReset(_ResetPolicy):
             return self.N
         if math.isnan(self.eps):  # eps="fit" before any fit: no reset yet
             return 0
-        surrogate = _gp_surrogate(self)
+        surrogate = self.gp_surrogate
         return reset_period(
-            self.eps, self.algorithm.problem.d, surrogate.space_kernel, self.constant
+            self.eps, self.context.problem.d, surrogate.space_kernel, self.constant
         )
 
     def after_fit(self, *, now: float, warmup: bool) -> None:
@@ -228,7 +239,7 @@ class PeriodicReset(_ResetPolicy):
         due = (
             self.block >= self.period
             if self.mode == "period"
-            else self.algorithm.surrogate.n > self.period
+            else self.surrogate.n > self.period
         )
         if due:
             self._reset()
@@ -312,22 +323,22 @@ class EventTrigger(_ResetPolicy):
         self.threshold = float("nan")
         self.triggered = False
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
-        _gp_surrogate(self)
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
         self.observations = 0
 
     def sigma_noise(self) -> float:
         """sigma_n in output units: ``noise_std``, or the fitted noise de-standardised."""
         if self.noise_std is not None:
             return self.noise_std
-        surrogate = _gp_surrogate(self)
+        surrogate = self.gp_surrogate
         return math.sqrt(surrogate.hyperparameters.noise_var) * surrogate.gp.y_std
 
     def before_append(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
         self.statistic = self.threshold = float("nan")
         self.triggered = False
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         tau = surrogate.n if self.counter == "reset" else self.observations
         self.observations += 1
         if warmup or surrogate.n < self.min_tau:  # held points, whatever the counter
@@ -342,7 +353,7 @@ class EventTrigger(_ResetPolicy):
 
     def after_fit(self, *, now: float, warmup: bool) -> None:
         if self.triggered and not self.keep_trigger:
-            self.algorithm.reset()  # drop the triggering point too; still one reset
+            self.editor.reset()  # drop the triggering point too; still one reset
             return
         self.since_reset += 1
 
@@ -388,13 +399,12 @@ class SlidingWindow(DatasetPolicy):
     def after_fit(self, *, now: float, warmup: bool) -> None:
         if warmup:
             return
-        algorithm = self.algorithm
-        while algorithm.surrogate.n > self.window:
-            if algorithm.removal is None:
+        while self.surrogate.n > self.window:
+            if self.removal is None:
                 index = 0
             else:
-                index, _ = algorithm.removal.choose(algorithm.surrogate, now)
-            algorithm.remove(index)
+                index, _ = self.removal.choose(self.surrogate, now)
+            self.editor.remove(index)
 
     def state(self) -> dict[str, float]:
         return {"window": float(self.window)}

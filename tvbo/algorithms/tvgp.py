@@ -17,17 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import GPSurrogate, register_component
+from tvbo.algorithms.components import GPSurrogate, PartContext, register_component
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
 from tvbo.gp.fit import FitResult
-
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
 
 #: what the temporal coordinate of the kernel counts
 TIME_AXES: tuple[str, ...] = ("index", "time")
@@ -110,9 +107,9 @@ class TVGPSurrogate(GPSurrogate):
       ``"lbfgs"`` eps is fitted through l_T under that mode's constraint (``eps_bounds`` then only
       set the first start) and its ``time_scale`` is in steps (index axis) or seconds.
     * beta: the acquisition's schedule (default W-DBO's ``0.2 d log 2n``, shared by every UCB
-      baseline for a fair comparison). Bogunovic's practical ``0.8 log(4t)`` is not one of the
-      :mod:`tvbo.acquisition.beta` kinds; ``beta={"kind": "wdbo", "scale": 0.4 / d}`` gives the
-      closest, ``0.8 log(2n)`` (n = t for a keep-all dataset).
+      baseline for a fair comparison). Bogunovic's practical ``0.8 log(4t)`` is the registered
+      rule ``"log"`` (:mod:`tvbo.acquisition.beta`): ``tv-gp-ucb: {beta: log}``, with t the
+      acquisition's call count.
 
     ``T`` returns the observations' time stamps (seconds) whatever the axis, so removal rules and
     analyses see real times; ``steps`` (= ``gp.T``) is the model's temporal coordinate.
@@ -171,8 +168,8 @@ class TVGPSurrogate(GPSurrogate):
         self._stamps = np.empty(0)
         self._next_step = 1
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext) -> None:
+        super().bind(context)
         self._stamps = np.empty(0)
         self._next_step = 1
 

@@ -51,7 +51,10 @@ from typing import Any
 import numpy as np
 
 from tvbo.algorithms.components import (
+    Composition,
+    DatasetEditor,
     DatasetPolicy,
+    PartContext,
     RemovalRule,
     Surrogate,
     register_component,
@@ -71,6 +74,10 @@ def spatiotemporal_gp(surrogate: Surrogate, who: str) -> ExactGP:
     separable kernel with a temporal factor, and its closed form exists only for the kernels of
     :data:`tvbo.gp.convolutions.SUPPORTED` (spec_baselines.md §7.4); anything else is rejected
     here rather than silently approximated. ``who`` names the caller in the error.
+
+    Called once per run, at bind (``time_kernel="problem"`` is resolved only then); the
+    capability itself is checked at construction by :func:`require_spatiotemporal`, so nothing
+    is type-checked per iteration.
     """
     gp = getattr(surrogate, "gp", None)
     if not isinstance(gp, ExactGP):
@@ -92,10 +99,23 @@ def spatiotemporal_gp(surrogate: Surrogate, who: str) -> ExactGP:
     return gp
 
 
+def require_spatiotemporal(parts: Composition, who: str, *, removal: bool = False) -> None:
+    """Construction-time check: the surrogate is a spatio-temporal exact GP (and, with
+    ``removal``, the composition has a removal rule). The kernel families are checked at bind
+    time by :func:`spatiotemporal_gp` (``time_kernel="problem"`` depends on the benchmark)."""
+    if removal and parts.removal is None:
+        raise ValueError(f"{who} needs a removal rule (e.g. 'w2')")
+    if not parts.surrogate.spatiotemporal:
+        raise ValueError(
+            f"{who} needs a spatio-temporal exact GP surrogate (kind 'gp' with a time_kernel, "
+            f"e.g. 'problem', or 'tv-gp'); got surrogate {parts.surrogate.kind!r} without one "
+            "(supported temporal kernels: " + ", ".join(SUPPORTED) + ")"
+        )
+
+
 def temporal_lengthscale(surrogate: Surrogate, who: str) -> float:
-    """The CURRENT fitted temporal lengthscale l_T of the surrogate, in seconds."""
-    gp = getattr(surrogate, "gp", None)
-    ell = None if gp is None else gp.hyperparameters.lengthscale_time
+    """The CURRENT fitted temporal lengthscale l_T of the (spatio-temporal) surrogate, in s."""
+    ell = surrogate.gp.hyperparameters.lengthscale_time
     if ell is None:
         raise ValueError(
             f"{who} needs a fitted temporal lengthscale: use a spatio-temporal surrogate "
@@ -142,12 +162,15 @@ class W2Relevance(RemovalRule):
         self.evaluations = 0
         self.last_min = math.nan
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
-        spatiotemporal_gp(algorithm.surrogate, "removal rule 'w2'")
+    def check_composition(self, parts: Composition) -> None:
+        require_spatiotemporal(parts, "removal rule 'w2'")
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate) -> None:
+        super().bind(context, surrogate=surrogate)
+        spatiotemporal_gp(surrogate, "removal rule 'w2'")
 
     def scores(self, surrogate: Surrogate, now: float) -> np.ndarray:
-        gp = spatiotemporal_gp(surrogate, "removal rule 'w2'")
+        gp = surrogate.gp  # a spatio-temporal exact GP: checked at construction and bind
         hp = gp.hyperparameters
         noise = max(hp.noise_var, self.noise_floor)
         precision = gp.precision_matrix() if noise == hp.noise_var else None
@@ -259,11 +282,13 @@ class WDBOBudget(DatasetPolicy):
         #: (now, relevance) of every removal, in order (for analyses and tests)
         self.removals: list[tuple[float, float]] = []
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
-        if algorithm.removal is None:
-            raise ValueError("dataset policy 'wdbo-budget' needs a removal rule (e.g. 'w2')")
-        spatiotemporal_gp(algorithm.surrogate, "dataset policy 'wdbo-budget'")
+    def check_composition(self, parts: Composition) -> None:
+        require_spatiotemporal(parts, "dataset policy 'wdbo-budget'", removal=True)
+
+    def bind(self, context: PartContext, *, surrogate: Surrogate, removal: RemovalRule | None,
+             editor: DatasetEditor) -> None:
+        super().bind(context, surrogate=surrogate, removal=removal, editor=editor)
+        spatiotemporal_gp(surrogate, "dataset policy 'wdbo-budget'")
 
     def after_fit(self, *, now: float, warmup: bool) -> None:
         self.removed_last = 0
@@ -271,7 +296,7 @@ class WDBOBudget(DatasetPolicy):
             if self.budget_from_start and self._t_prev is None:
                 self._t_prev = float(now)
             return
-        surrogate = self.algorithm.surrogate
+        surrogate = self.surrogate
         ell = temporal_lengthscale(surrogate, "dataset policy 'wdbo-budget'")
         if self._t_prev is None:
             self._t_prev = float(now)
@@ -279,14 +304,14 @@ class WDBOBudget(DatasetPolicy):
         self._t_prev = float(now)
         self.exponent += step
         self.budget *= (1.0 + self.alpha) ** step
-        rule = self.algorithm.removal
+        rule = self.removal
         while surrogate.n > self.floor and (
             self.max_removals is None or self.removed_last < self.max_removals
         ):
             i, score = rule.choose(surrogate, now)
             if not (math.isfinite(score) and self.budget > 1.0 + score):
                 break
-            self.algorithm.remove(i)
+            self.editor.remove(i)
             self.budget /= 1.0 + score
             self.removed_last += 1
             self.removed_relevance = score

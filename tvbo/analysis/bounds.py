@@ -56,7 +56,7 @@ from scipy import integrate, special
 
 from tvbo.gp.convolutions import SUPPORTED as SPACE_KERNELS
 from tvbo.gp.convolutions import correlation
-from tvbo.gp.nstar import ResponseTime, squared_norm_u
+from tvbo.models.nstar import ResponseTime, squared_norm_u
 
 #: temporal correlations with a spectral density here. The first four are the GP kernels of
 #: tvbo; ``rq`` (rational quadratic, [A] Fig. 2) and ``sinc`` (compact spectrum, [A] §3.1's
@@ -115,7 +115,7 @@ class TemporalKernel:
 
     # -- k_T ---------------------------------------------------------------------------------
     def __call__(self, lag: np.ndarray) -> np.ndarray:
-        """``k_T(|lag|)``; usable directly as the ``k_T`` of :mod:`tvbo.gp.nstar`."""
+        """``k_T(|lag|)``; usable directly as the ``k_T`` of :mod:`tvbo.models.nstar`."""
         r = np.abs(np.asarray(lag, dtype=float)) / self.lengthscale
         if self.name in SPACE_KERNELS:
             return correlation(self.name, r)
@@ -425,7 +425,7 @@ def beta_metronome(T: float, settings: BoundSettings) -> float:
 
 def squared_norms(k_T: Callable[[np.ndarray], np.ndarray], R: ResponseTime,
                   n_values: Sequence[int] | np.ndarray) -> np.ndarray:
-    """``||u_n||^2`` for every ``n`` of ``n_values`` (see :mod:`tvbo.gp.nstar`)."""
+    """``||u_n||^2`` for every ``n`` of ``n_values`` (see :mod:`tvbo.models.nstar`)."""
     return np.array([squared_norm_u(k_T, R, int(n)) for n in np.asarray(n_values).ravel()])
 
 

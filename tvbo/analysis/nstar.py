@@ -1,12 +1,10 @@
-"""Re-export of :mod:`tvbo.gp.nstar` (BOLT's optimal dataset size n*), kept for existing callers.
+"""Recommendation 1 of BOLT, n*, for the theory analyses: see :mod:`tvbo.models.nstar`.
 
-The computation moved to ``tvbo/gp/nstar.py`` so that BOLT (an algorithm) can use it without
-importing ``analysis/`` (issue 11 item 6); new code should import :mod:`tvbo.gp.nstar`.
+The computation lives in the model layer, where BOLT's dataset policy uses it (algorithms never
+import analysis); this module keeps the analyses' import path.
 """
 
-from __future__ import annotations
-
-from tvbo.gp.nstar import (
+from tvbo.models.nstar import (
     SUPPORTED,
     KernelT,
     ResponseTime,

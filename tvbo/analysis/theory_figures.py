@@ -45,7 +45,7 @@ from tvbo.analysis.bounds import (
     upper_bound_icml,
     upper_bound_metronome,
 )
-from tvbo.gp.nstar import cubic_response_time, nstar, squared_norm_u
+from tvbo.models.nstar import cubic_response_time, nstar, squared_norm_u
 
 #: temporal lengthscale (s) and response time (s) of the n* and upper-bound figures
 NSTAR_LENGTHSCALE = 100.0

@@ -1,16 +1,12 @@
 """Recommendation 1 of BOLT: the dataset size n* that best trades data for response time.
 
-Why in ``gp/``: n* is a function of the temporal kernel (:mod:`tvbo.gp.convolutions`) and a
-response-time curve, used both by an algorithm during a run (BOLT's dataset policy) and by the
-analyses (bounds, theory figures). Algorithms may not import ``analysis/`` (the layers of
-:mod:`tvbo.testing.layers`), so it lives in the lowest layer both can read;
-:mod:`tvbo.analysis.nstar` re-exports it for existing callers.
-
 Both BOLT papers bound the regret by a quantity that shrinks as ``||u_n||^2`` grows, where
 
 ``u_n = (k_T(R(n)), k_T(2 R(n)), ..., k_T(n R(n)))``   and   ``n* = argmax_n ||u_n||^2``
 
-(eq. (8)-(9) of the ICML paper, eq. (5) of "without a metronome"). ``k_T`` is the temporal
+(eq. (8)-(9) of the ICML paper, eq. (5) of "without a metronome"). This module is in the model
+layer because BOLT's dataset policy (:mod:`tvbo.algorithms.bolt`) computes n* every iteration;
+the theory analyses (:mod:`tvbo.analysis.nstar`) re-export it. ``k_T`` is the temporal
 correlation at a lag in seconds and ``R(n)`` the response time (seconds) with ``n`` observations:
 keeping more data helps only while the extra observations are not made stale by the slower loop.
 The papers find n* by a direct search, ``n_{i+1} = n_i + sign(Delta u(n_i))`` with
@@ -42,6 +38,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tvbo.gp.convolutions import SUPPORTED, check_name, correlation
+from tvbo.work import WorkCounter
 
 KernelT = Callable[[np.ndarray], np.ndarray]
 ResponseTime = Callable[[int], float]
@@ -151,6 +148,35 @@ __all__ = [
     "cubic_response_time",
     "nstar",
     "nstar_bruteforce",
+    "search_nstar",
     "squared_norm_u",
     "temporal_correlation",
 ]
+
+
+def search_nstar(
+    kernel: str,
+    lengthscale: float,
+    R: ResponseTime,
+    *,
+    n0: int = 1,
+    n_max: int = 100_000,
+    work: WorkCounter | None = None,
+) -> int:
+    """:func:`nstar` for the temporal family ``kernel`` with ``lengthscale``, work counted.
+
+    The direct search is BOLT's dataset policy's computation; it reports its own work to
+    ``work`` (one call, and per evaluation of k_T its entries and one Python-level step), so the
+    policy that asks for n* counts nothing itself.
+    """
+    base = temporal_correlation(kernel, lengthscale)
+    if work is None:
+        return nstar(base, R, n0=n0, n_max=n_max)
+
+    def k_T(lag: np.ndarray) -> np.ndarray:
+        work.kernel(float(np.size(lag)))
+        work.steps(1.0)
+        return base(lag)
+
+    work.call(1)
+    return nstar(k_T, R, n0=n0, n_max=n_max)
