@@ -30,7 +30,13 @@ else:
     exit_on_yaml_error("config/config.yaml")
 
 
-configfile: "config/config.yaml"
+# config/config.yaml is the default campaign. A --configfile REPLACES it (with or without
+# --replace-workflow-config): Snakemake re-reads the workflow in the jobs it spawns for `run:`
+# rules without forwarding --replace-workflow-config, so merging would give those jobs a config
+# the main process never saw (config.yaml's paper_aliases, benchmark_options, ...).
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
 
 
 report: "workflow/report/workflow.rst"

@@ -247,3 +247,24 @@ def test_end_to_end_ci_campaign(tmp_path: Path) -> None:
     again = snakemake(tmp_path, config, "-n", "--cores", "2")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
     shutil.rmtree(tmp_path / ".snakemake", ignore_errors=True)
+
+
+def test_a_configfile_replaces_config_yaml_in_spawned_run_jobs(tmp_path: Path) -> None:
+    """Snakemake spawns `run:` rules (here campaign_config) in a process that re-reads the
+    workflow without --replace-workflow-config; the Snakefile reads config/config.yaml only when
+    no --configfile is given, so that process sees the campaign's file alone (a default
+    config.yaml whose paper_aliases name an algorithm the campaign lacks once failed the job)."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(
+        {**load_test_config(), "campaign": "default", "paper_aliases": {"w-dbo": "w-dbo-reference"},
+         "algorithms": ["w-dbo-reference"], "benchmark_options": {"eggholder": {"cost": 0.5}}}))
+    config = load_test_config()
+    config.update(campaign="study", algorithms=["gp-ucb"])
+    config.pop("paper_aliases", None)
+    config.pop("benchmark_options", None)
+    proc = snakemake(tmp_path, config, "--cores", "1", "results/study/config.yaml")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    recorded = yaml.safe_load((tmp_path / "results" / "study" / "config.yaml").read_text())
+    assert recorded["algorithms"] == ["gp-ucb"]
+    assert "w-dbo" not in (recorded.get("paper_aliases") or {})
+    assert not recorded.get("benchmark_options")
