@@ -16,6 +16,7 @@ from tvbo.algorithms.components import (
     DATASET_POLICIES,
     REMOVAL_RULES,
     SURROGATES,
+    Component,
     DatasetEditor,
     PartContext,
     UCBAcquisition,
@@ -155,13 +156,17 @@ def test_the_parts_mark_their_own_phases():
     assert counts["clean"]["flop"] > 0  # the W2 relevance of the budget's cleaning
 
 
-def test_only_parts_not_yet_migrated_keep_the_owner_link():
-    """The transitional owner link (Component.owner_link) is for parts of modules outside this
-    change; a part of the migrated modules gets a PartContext only."""
+def test_no_part_holds_its_owning_algorithm():
+    """Parts get a PartContext (and the parts they work on), never the algorithm: after setup
+    no part of any registered preset holds a reference to its ComposedAlgorithm."""
+    from tvbo.algorithms.presets import PRESETS, build
+
     algorithms.load_all()
-    migrated = {"tvbo.algorithms.components", "tvbo.algorithms.wdbo", "tvbo.algorithms.bolt",
-                "tvbo.algorithms.resets", "tvbo.algorithms.tvgp"}
-    for registry in (SURROGATES, ACQUISITIONS, DATASET_POLICIES, REMOVAL_RULES):
-        for cls in registry.values():
-            if cls.__module__ in migrated:
-                assert cls.owner_link is False, cls
+    assert not hasattr(Component, "owner_link")
+    for name in PRESETS:
+        alg = build(name)
+        alg.setup(ProblemInfo(d=2), np.random.default_rng(0), WorkCounter(), clock=lambda: 0.0)
+        for part in alg.parts():
+            assert isinstance(part.context, PartContext), (name, part.kind)
+            held = [key for key, value in vars(part).items() if value is alg]
+            assert not held, f"{name}: part {part.kind!r} holds its algorithm as {held}"

@@ -14,7 +14,8 @@ Zhu et al., "Bayesian Optimization by Kernel Regression and Density-based Explor
 This module keeps only what makes each algorithm itself, as component parts and presets:
 
 * ``kernel-regression`` surrogate: the model, plus tv-boke's discount truncation (observations
-  lighter than ``min_weight`` are removed through the algorithm, so they count as removals);
+  lighter than ``min_weight`` are removed through the run's
+  :class:`~tvbo.algorithms.components.DatasetEditor`, so they count as removals);
 * ``ikr-ucb`` acquisition: BOKE (p = 1) and BOKE+'s exploitation coin (Alg. 3): each call draws
   q ~ Bernoulli(p); q = 1 maximises IKR-UCB, q = 0 maximises ``m`` (Eq. 3.14);
 * ``kr-ucb`` acquisition (App. A.2, Alg. 5): re-sample the best existing arm while the number of
@@ -36,7 +37,13 @@ import numpy as np
 
 from tvbo.acquisition.ikr_ucb import IKRUCBBeta, make_search, maximize_ikr_ucb
 from tvbo.acquisition.kr_ucb import kr_ucb_arm_scores, widen, widening_radius
-from tvbo.algorithms.components import Acquisition, Surrogate, register_component
+from tvbo.algorithms.components import (
+    Acquisition,
+    DatasetEditor,
+    PartContext,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.models import Prediction
 from tvbo.models.kernel_regression import KernelRegression
@@ -71,13 +78,16 @@ class KernelRegressionSurrogate(Surrogate):
             "gamma": gamma,
             "min_weight": min_weight,
         }
+        self.editor: DatasetEditor | None = None
         # validates the options now; replaced in bind() by the model of the problem's dimension
         self.model = KernelRegression(1, **self._options)
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        """``editor``: tv-boke's discount truncation removes through it (counted removals)."""
+        super().bind(context, editor=editor)
+        self.editor = editor
         self.model = KernelRegression(
-            int(algorithm.problem.d), work=algorithm.work, **self._options
+            int(context.problem.d), work=context.work, **self._options
         )
 
     @property
@@ -101,7 +111,11 @@ class KernelRegressionSurrogate(Surrogate):
         n_max = self.model.n_max
         if n_max is not None:
             while self.n > n_max:
-                self.algorithm.remove(0)  # counted by the algorithm (removed_total)
+                if self.editor is None:
+                    raise RuntimeError(
+                        "surrogate 'kernel-regression': discount truncation needs the editor "
+                        "bind() is given (the algorithm counts the removals)")
+                self.editor.remove(0)  # counted, like a dataset policy's removals
 
     def remove(self, i: int) -> None:
         self.model.remove(i)
@@ -181,12 +195,12 @@ class IKRUCBAcquisition(Acquisition):
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
-        rng = self.algorithm.rng
+        rng = self.context.rng
         if kr.n == 0:
             self._last = {"exploit": 0.0}
-            return rng.random(self.algorithm.problem.d)
+            return rng.random(self.context.problem.d)
         exploit = self.p < 1.0 and rng.random() >= self.p
-        beta = self.beta(kr.n_eff(), kr.y, self.algorithm.problem.d)
+        beta = self.beta(kr.n_eff(), kr.y, self.context.problem.d)
         self._last = {"beta": beta, "exploit": float(exploit)}
         return maximize_ikr_ucb(kr, 0.0 if exploit else beta, rng, self.search)
 
@@ -248,9 +262,9 @@ class KRUCBAcquisition(Acquisition):
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
-        rng = self.algorithm.rng
+        rng = self.context.rng
         if kr.n == 0:
-            return rng.random(int(self.algorithm.problem.d))
+            return rng.random(int(self.context.problem.d))
         X = kr.X
         n = kr.n_eff()
         arm = X[int(np.argmax(kr_ucb_arm_scores(kr, self.C)))]

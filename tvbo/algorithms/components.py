@@ -31,12 +31,12 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
-from tvbo.algorithms.base import ProblemInfo
+from tvbo.algorithms.base import ProblemInfo, Query
 from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
@@ -102,18 +102,9 @@ class Component:
     """
 
     kind: str = ""
-    #: Transitional: parts written against the old owner link (they read ``self.algorithm``)
-    #: are bound with the owning algorithm itself. True for the parts of modules not yet
-    #: migrated (abo.py, boke.py, weighted.py); every part of components/wdbo/bolt/resets/tvgp
-    #: sets False and gets a :class:`PartContext`. Remove with the last legacy part.
-    owner_link: ClassVar[bool] = True
 
     def bind(self, context: PartContext) -> None:
         """Called once the problem is known, before the first query."""
-        if not isinstance(context, PartContext):  # transitional owner link (see owner_link)
-            self.algorithm = context
-            context = PartContext(context.problem, context.rng, context.work, context.clock,
-                                  int(getattr(context, "evaluators", 1)))
         self.context = context
 
     @property
@@ -141,6 +132,13 @@ class Component:
 # ------------------------------------------------------------------------------------------------
 class Surrogate(Component):
     """A model of f over the held observations ``(X, T, y)``."""
+
+    def bind(self, context: PartContext, *,  # type: ignore[override]
+             editor: DatasetEditor | None = None) -> None:
+        """``editor``: the counted way to remove held observations, for a surrogate that forgets
+        on its own (BOKE's discount truncation removes through it, so those removals count
+        like a policy's); a surrogate that never removes by itself ignores it."""
+        super().bind(context)
 
     @property
     @abstractmethod
@@ -259,7 +257,6 @@ class GPSurrogate(Surrogate):
 
     kind = "gp"
     supports_fantasy = True
-    owner_link = False
 
     @property
     def spatiotemporal(self) -> bool:
@@ -336,8 +333,8 @@ class GPSurrogate(Surrogate):
         # ignores time): policies such as oldest-first need them
         self._stamps = np.empty(0)
 
-    def bind(self, context: PartContext) -> None:
-        super().bind(context)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
         time_kernel = self.time_kernel_option
         if time_kernel == "problem":
             time_kernel = context.problem.temporal_kernel
@@ -447,8 +444,9 @@ class Acquisition(Component):
     """Chooses the next query from the surrogate."""
 
     @abstractmethod
-    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
-        """The next x in [0,1]^d for time ``t``."""
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray | Query:
+        """The next x in [0,1]^d for time ``t``, or a :class:`~tvbo.algorithms.base.Query`
+        ``(x, at)`` to sample x at a later time ``at`` (ABO's look-ahead)."""
 
 
 class UCBAcquisition(Acquisition):
@@ -460,7 +458,6 @@ class UCBAcquisition(Acquisition):
     """
 
     kind = "ucb"
-    owner_link = False
 
     def __init__(self, *, beta: Any = "wdbo", n_restarts: int = 20, raw_samples: int = 512,
                  include_noise: bool = False, maxiter: int = 200) -> None:
@@ -501,7 +498,6 @@ class UCBAcquisition(Acquisition):
 class RemovalRule(Component):
     """Ranks observations for removal: lower score = removed first."""
 
-    owner_link = False
 
     def bind(self, context: PartContext, *, surrogate: Surrogate) -> None:  # type: ignore[override]
         """``surrogate``: the model whose observations the rule ranks."""
@@ -522,7 +518,6 @@ class OldestFirst(RemovalRule):
     """Removes the observation with the earliest time stamp (a FIFO window)."""
 
     kind = "oldest"
-    owner_link = False
 
     def scores(self, surrogate, now):
         return np.asarray(surrogate.T, float)
@@ -532,7 +527,6 @@ class RandomRemoval(RemovalRule):
     """Removes a uniformly random observation (a control for relevance-based rules)."""
 
     kind = "random"
-    owner_link = False
 
     def scores(self, surrogate, now):
         return self.context.rng.permutation(surrogate.n).astype(float)
@@ -546,7 +540,6 @@ class DatasetPolicy(Component):
     are counted in one place).
     """
 
-    owner_link = False
 
     def bind(self, context: PartContext, *, surrogate: Surrogate,  # type: ignore[override]
              removal: RemovalRule | None, editor: DatasetEditor) -> None:
@@ -579,7 +572,6 @@ class KeepAll(DatasetPolicy):
     """Never removes anything (GP-UCB, TV-GP-UCB, ABO)."""
 
     kind = "keep-all"
-    owner_link = False
 
 
 # ------------------------------------------------------------------------------------------------

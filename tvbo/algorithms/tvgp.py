@@ -21,7 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import GPSurrogate, PartContext, register_component
+from tvbo.algorithms.components import (
+    DatasetEditor,
+    GPSurrogate,
+    PartContext,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
 from tvbo.gp.fit import FitResult
@@ -168,8 +173,8 @@ class TVGPSurrogate(GPSurrogate):
         self._stamps = np.empty(0)
         self._next_step = 1
 
-    def bind(self, context: PartContext) -> None:
-        super().bind(context)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
         self._stamps = np.empty(0)
         self._next_step = 1
 
