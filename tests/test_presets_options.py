@@ -170,3 +170,26 @@ def test_no_part_holds_its_owning_algorithm():
             assert isinstance(part.context, PartContext), (name, part.kind)
             held = [key for key, value in vars(part).items() if value is alg]
             assert not held, f"{name}: part {part.kind!r} holds its algorithm as {held}"
+
+
+def test_every_part_records_only_its_own_options():
+    """options() records exactly the constructor's options, so the record rebuilds the part:
+    no option of a parent part (tv-gp has no prior/time_kernel/min_fit_size) and no option
+    another fit mode refuses (gpytorch-adam records bounds as {})."""
+    from tvbo.algorithms.components import build_component
+    from tvbo.algorithms.presets import PRESETS, build
+
+    algorithms.load_all()
+    for name in PRESETS:
+        alg = build(name)
+        for role, part in zip(("surrogate", "acquisition", "dataset", "removal"),
+                              (alg.surrogate, alg.acquisition, alg.dataset, alg.removal),
+                              strict=True):
+            if part is None:
+                continue
+            recorded = part.options()
+            assert sorted(recorded) == sorted(option_names(role, part.kind)), (name, role)
+            again = build_component(role, {"kind": part.kind, **recorded})
+            assert again.options() == recorded, (name, role)
+    paper = build("w-dbo-paper")
+    assert paper.surrogate.options()["bounds"] == {}

@@ -428,9 +428,17 @@ class GPSurrogate(Surrogate):
             out["lengthscale_time"] = hp.lengthscale_time
         return out
 
+    def recorded_bounds(self) -> dict[str, Any]:
+        """The ``bounds`` option as the constructor accepts it back: the resolved bounds under
+        ``fit_mode="lbfgs"``; ``{}`` under another mode, which refuses bounds (its own
+        constraints apply; the default bounds only set the first l_T, as they do again)."""
+        return dict(self.bounds.__dict__) if self._fit_mode is None else {}
+
     def options(self) -> dict[str, Any]:
+        """The resolved options, exactly the constructor's: ``make(name, **recorded)`` rebuilds
+        the same part (the options round-trip contract, :mod:`tvbo.testing.contracts`)."""
         return {"space_kernel": self.space_kernel, "time_kernel": self.time_kernel_option,
-                "bounds": dict(self.bounds.__dict__), "initial": self.initial,
+                "bounds": self.recorded_bounds(), "initial": self.initial,
                 "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
                 "standardize": self.standardize, "prior": dict(self.prior),
                 "min_fit_size": self.min_fit_size, "fit_mode": self.fit_mode,
