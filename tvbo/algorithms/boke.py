@@ -26,6 +26,10 @@ This module keeps only what makes each algorithm itself, as component parts and 
   ``surrogate={"forgetting": "discount"}, dataset="keep-all"``; h and beta then follow the
   effective sample size).
 
+On a discrete problem (``ProblemInfo.candidates`` set) every query is a candidate: IKR-UCB is
+maximised exhaustively over the candidates, KR-UCB widens to the emptiest candidate of its ball,
+and a first query without data is a uniform candidate.
+
 Nothing here computes a mean, a density, a beta or counts work.
 """
 
@@ -36,7 +40,13 @@ from typing import Any
 import numpy as np
 
 from tvbo.acquisition.ikr_ucb import IKRUCBBeta, make_search, maximize_ikr_ucb
-from tvbo.acquisition.kr_ucb import kr_ucb_arm_scores, widen, widening_radius
+from tvbo.acquisition.kr_ucb import (
+    kr_ucb_arm_scores,
+    widen,
+    widen_on_candidates,
+    widening_radius,
+)
+from tvbo.algorithms.base import ProblemInfo
 from tvbo.algorithms.components import (
     Acquisition,
     DatasetEditor,
@@ -136,6 +146,14 @@ class KernelRegressionSurrogate(Surrogate):
         return self.model.options()
 
 
+def _uniform(problem: ProblemInfo, rng: np.random.Generator) -> np.ndarray:
+    """A first query with no data: uniform on [0, 1]^d, or a uniform candidate of a finite set."""
+    if problem.candidates is None:
+        return rng.random(int(problem.d))
+    C = np.asarray(problem.candidates, float)
+    return C[int(rng.integers(len(C)))].copy()
+
+
 def _kr(surrogate: Surrogate, who: str) -> KernelRegression:
     if not isinstance(surrogate, KernelRegressionSurrogate):
         raise TypeError(
@@ -196,13 +214,15 @@ class IKRUCBAcquisition(Acquisition):
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
         rng = self.context.rng
+        problem = self.context.problem
         if kr.n == 0:
             self._last = {"exploit": 0.0}
-            return rng.random(self.context.problem.d)
+            return _uniform(problem, rng)
         exploit = self.p < 1.0 and rng.random() >= self.p
-        beta = self.beta(kr.n_eff(), kr.y, self.context.problem.d)
+        beta = self.beta(kr.n_eff(), kr.y, problem.d)
         self._last = {"beta": beta, "exploit": float(exploit)}
-        return maximize_ikr_ucb(kr, 0.0 if exploit else beta, rng, self.search)
+        return maximize_ikr_ucb(kr, 0.0 if exploit else beta, rng, self.search,
+                                candidates=problem.candidates)
 
     def state(self) -> dict[str, float]:
         return dict(self._last)
@@ -263,8 +283,9 @@ class KRUCBAcquisition(Acquisition):
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
         rng = self.context.rng
+        problem = self.context.problem
         if kr.n == 0:
-            return rng.random(int(self.context.problem.d))
+            return _uniform(problem, rng)
         X = kr.X
         n = kr.n_eff()
         arm = X[int(np.argmax(kr_ucb_arm_scores(kr, self.C)))]
@@ -274,7 +295,10 @@ class KRUCBAcquisition(Acquisition):
             x = arm.copy()
         else:
             rho = self.radius(kr.kernel_name, kr.bandwidth_at(n))
-            x = widen(kr, arm, rho, rng, self.n_candidates)
+            if problem.candidates is None:
+                x = widen(kr, arm, rho, rng, self.n_candidates)
+            else:
+                x = widen_on_candidates(kr, arm, rho, problem.candidates, rng)
         self._last = {"resample": float(resample), "distinct": float(distinct)}
         return x
 
