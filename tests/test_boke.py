@@ -359,3 +359,66 @@ def test_boke_with_the_shared_multistart_search_and_the_wdbo_beta():
     model, beta = alg.surrogate.model, alg.state()["beta"]
     assert ikr_ucb_value(model, x[None], beta)[0] >= ikr_ucb_value(model, others, beta).max() - 1e-9
     assert alg.acquisition.options()["search"] == "multistart"
+
+
+# -- discrete problems (ProblemInfo.candidates) -----------------------------------------------
+@pytest.mark.parametrize("name", ["boke", "boke-plus", "kr-ucb", "tv-boke"])
+def test_every_boke_query_on_hills_is_a_candidate(name):
+    """hills defines f only on its candidates: every query (warm-up and BOKE's) is one of them
+    (the bug: the screen-and-polish search proposed points between the candidates)."""
+    bench = tvbo.benchmarks.make("hills", horizon=20.0)
+    C = np.asarray(bench.candidates, float)
+    ds = tvbo.simulate("hills", name, seed=0, horizon=20.0, warmup=3, max_iterations=14)
+    X = np.asarray(ds["x"].values, float).reshape(-1, bench.d)
+    assert len(X) == 14
+    off = [i for i, x in enumerate(X) if not np.any(np.all(C == x, axis=1))]
+    assert not off, f"{name}: queries {off} are not candidates of hills"
+
+
+@pytest.mark.parametrize("search", ["screen", "multistart"])
+def test_ikr_ucb_on_candidates_is_the_exhaustive_argmax(search):
+    """On a finite set both searches return the best candidate, computed independently from the
+    formula (Eq. 3.12), first index on ties."""
+    X, y = _data(n=15, d=2, seed=4)
+    C = np.random.default_rng(8).random((300, 2))
+    C[7] = C[3]  # an exact tie: the lower index wins
+    alg = make("boke", search=search)
+    alg.setup(ProblemInfo(d=2, candidates=C), np.random.default_rng(0), WorkCounter(),
+              clock=lambda: 0.0)
+    _feed(alg, X, y)
+    x = alg.propose(0.0)
+    values = ikr_ucb_value(alg.surrogate.model, C, alg.state()["beta"])
+    np.testing.assert_array_equal(x, C[int(np.argmax(values))])
+
+
+def test_kr_ucb_widening_on_candidates_takes_the_emptiest_candidate_of_the_ball():
+    base, yb = _data(n=3)
+    X = np.repeat(base, [6, 5, 5], axis=0)  # 3 distinct <= 16^0.5: widen
+    y = np.repeat(yb, [6, 5, 5])
+    C = np.vstack([base, np.random.default_rng(2).random((400, 2))])
+    alg = make("kr-ucb")
+    alg.setup(ProblemInfo(d=2, candidates=C), np.random.default_rng(0), WorkCounter(),
+              clock=lambda: 0.0)
+    _feed(alg, X, y)
+    x = alg.propose(0.0)
+    assert alg.state()["resample"] == 0.0
+    model = alg.surrogate.model
+    h = model.bandwidth_at(16)
+    arm = X[np.argmax(_arm_scores(X, y, h, 1.0))]
+    dist = np.linalg.norm(C - arm, axis=1)
+    ball = np.flatnonzero((dist > 0) & (dist < alg.acquisition.radius("gaussian", h)))
+    assert ball.size > 1
+    expected = C[ball[int(np.argmin(model.regression(C[ball]).log_w))]]
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_kr_ucb_widening_on_a_coarse_grid_takes_the_nearest_other_candidate():
+    """rho below the grid spacing: the ball holds only the arm, so widening takes a nearest
+    other candidate (a new arm), never the arm itself."""
+    from tvbo.acquisition.kr_ucb import widen_on_candidates
+
+    C = np.linspace(0.0, 1.0, 5)[:, None]
+    model = _feed(_alg("kr-ucb", d=1), C[[2, 2, 2]], np.zeros(3)).surrogate.model
+    x = widen_on_candidates(model, C[2], 1e-3, C, np.random.default_rng(0))
+    assert x[0] in (0.25, 0.75)
+    assert widen_on_candidates(model, C[0], 1e-3, C[:1], np.random.default_rng(0))[0] == 0.0

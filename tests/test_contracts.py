@@ -11,21 +11,10 @@ from tvbo.testing import contracts
 ALGORITHMS = names("algorithms")
 BENCHMARKS = names("benchmarks")
 
-#: contracts that known algorithms fail today, in files other work is rewriting; each entry is a
-#: strict xfail, so the test fails as soon as the algorithm passes (remove the entry then)
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("options", "tv-gp-ucb"): (
-        "options() records the GP surrogate's options (prior, min_fit_size, time_kernel) that "
-        "the tv-gp surrogate refuses (algorithms/tvgp.py, components.py)"),
-    **{("options", name): (
-        "options() records `bounds`, which the gpytorch-adam fit mode refuses "
-        "(algorithms/components.py, presets.py)")
-       for name in ("bolt-paper", "bolt-icml-paper", "w-dbo-paper")},
-    **{("discrete", name): (
-        "BOKE's acquisition ignores ProblemInfo.candidates and proposes between the candidates "
-        "of a discrete benchmark (algorithms/boke.py)")
-       for name in ("boke", "boke-plus", "kr-ucb", "tv-boke")},
-}
+#: contracts that known algorithms fail today, ``(contract, algorithm) -> why``; each entry is a
+#: strict xfail, so the test fails as soon as the algorithm passes (remove the entry then).
+#: Empty: every registered algorithm passes every contract.
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _cases(contract: str, items: list[str]) -> list:

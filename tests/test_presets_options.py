@@ -16,6 +16,7 @@ from tvbo.algorithms.components import (
     DATASET_POLICIES,
     REMOVAL_RULES,
     SURROGATES,
+    Component,
     DatasetEditor,
     PartContext,
     UCBAcquisition,
@@ -155,13 +156,40 @@ def test_the_parts_mark_their_own_phases():
     assert counts["clean"]["flop"] > 0  # the W2 relevance of the budget's cleaning
 
 
-def test_only_parts_not_yet_migrated_keep_the_owner_link():
-    """The transitional owner link (Component.owner_link) is for parts of modules outside this
-    change; a part of the migrated modules gets a PartContext only."""
+def test_no_part_holds_its_owning_algorithm():
+    """Parts get a PartContext (and the parts they work on), never the algorithm: after setup
+    no part of any registered preset holds a reference to its ComposedAlgorithm."""
+    from tvbo.algorithms.presets import PRESETS, build
+
     algorithms.load_all()
-    migrated = {"tvbo.algorithms.components", "tvbo.algorithms.wdbo", "tvbo.algorithms.bolt",
-                "tvbo.algorithms.resets", "tvbo.algorithms.tvgp"}
-    for registry in (SURROGATES, ACQUISITIONS, DATASET_POLICIES, REMOVAL_RULES):
-        for cls in registry.values():
-            if cls.__module__ in migrated:
-                assert cls.owner_link is False, cls
+    assert not hasattr(Component, "owner_link")
+    for name in PRESETS:
+        alg = build(name)
+        alg.setup(ProblemInfo(d=2), np.random.default_rng(0), WorkCounter(), clock=lambda: 0.0)
+        for part in alg.parts():
+            assert isinstance(part.context, PartContext), (name, part.kind)
+            held = [key for key, value in vars(part).items() if value is alg]
+            assert not held, f"{name}: part {part.kind!r} holds its algorithm as {held}"
+
+
+def test_every_part_records_only_its_own_options():
+    """options() records exactly the constructor's options, so the record rebuilds the part:
+    no option of a parent part (tv-gp has no prior/time_kernel/min_fit_size) and no option
+    another fit mode refuses (gpytorch-adam records bounds as {})."""
+    from tvbo.algorithms.components import build_component
+    from tvbo.algorithms.presets import PRESETS, build
+
+    algorithms.load_all()
+    for name in PRESETS:
+        alg = build(name)
+        for role, part in zip(("surrogate", "acquisition", "dataset", "removal"),
+                              (alg.surrogate, alg.acquisition, alg.dataset, alg.removal),
+                              strict=True):
+            if part is None:
+                continue
+            recorded = part.options()
+            assert sorted(recorded) == sorted(option_names(role, part.kind)), (name, role)
+            again = build_component(role, {"kind": part.kind, **recorded})
+            assert again.options() == recorded, (name, role)
+    paper = build("w-dbo-paper")
+    assert paper.surrogate.options()["bounds"] == {}

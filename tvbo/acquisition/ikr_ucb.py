@@ -21,6 +21,11 @@ Choices the paper leaves open (spec §2.9, §8.7-§8.8):
   ``"multistart"`` is the package's shared optimiser
   (:class:`~tvbo.acquisition.optimize.AcquisitionOptimizer`: Sobol raw samples, the GP-UCB
   baselines' search), for a like-for-like comparison of the acquisition alone.
+* a finite candidate set (a discrete benchmark's ``ProblemInfo.candidates``): f is defined only
+  there, so the acquisition is evaluated on every candidate and the maximiser taken with the
+  ``"first"`` tie rule of :mod:`tvbo.acquisition.finite` (lowest index; no random number drawn),
+  whatever the search -- the discrete path of the shared optimiser, which the GP-UCB baselines
+  take on the same benchmarks;
 * beta: ``"paper"`` is Theorem 4.13 (rule ``boke`` of :mod:`tvbo.acquisition.beta`) with the
   sub-Gaussian scale ``s = noise_scale * std(y)``, so the bonus is scale-free (spec §8.2, §8.5);
   ``"wdbo"`` is rule ``boke-wdbo``; a number is a fixed beta.
@@ -33,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from tvbo.acquisition import finite
 from tvbo.acquisition.beta import beta_rule
 from tvbo.acquisition.optimize import AcquisitionOptimizer, BatchedAcquisition
 from tvbo.models.protocol import HasKernelDensity
@@ -46,6 +52,7 @@ __all__ = [
     "ikr_ucb_value",
     "make_search",
     "maximize_ikr_ucb",
+    "maximize_on_candidates",
     "y_scale",
 ]
 
@@ -186,20 +193,41 @@ class ScreenAndPolish:
         return allx[int(np.argmax(vals))].copy()
 
 
+#: candidates scored per batched call on a finite set (bounds the (m, n) kernel matrix)
+_CANDIDATE_BATCH = 512
+
+
+def maximize_on_candidates(
+    acquisition: BatchedAcquisition, candidates: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """The candidate with the largest acquisition value, by exhaustive evaluation; ties (within
+    :data:`~tvbo.acquisition.finite.TIE_RTOL`) go to the lowest index, so ``rng`` is not used."""
+    C = np.asarray(candidates, float)
+    if C.ndim != 2 or len(C) == 0:
+        raise ValueError(f"candidates must be a non-empty (m, d) array, got shape {C.shape}")
+    values = np.concatenate([acquisition(C[i : i + _CANDIDATE_BATCH], False)[0]
+                             for i in range(0, len(C), _CANDIDATE_BATCH)])
+    return C[finite.argmax(values, "first", rng)].copy()
+
+
 def maximize_ikr_ucb(
     model: HasKernelDensity,
     beta: float,
     rng: np.random.Generator,
     search: ScreenAndPolish | AcquisitionOptimizer,
+    candidates: np.ndarray | None = None,
 ) -> np.ndarray:
     """The maximiser of IKR-UCB on [0, 1]^d (beta = 0: of the mean m), started also from the
-    incumbent (the observation with the largest y)."""
+    incumbent (the observation with the largest y); on a finite ``candidates`` set (m, d), the
+    best candidate (exhaustive, :func:`maximize_on_candidates`), whatever the search."""
     d = int(model.X.shape[1])
     incumbent = model.X[np.argmax(model.y)][None, :]
 
     def acquisition(X: np.ndarray, grad: bool) -> tuple[np.ndarray, np.ndarray]:
         return ikr_ucb_score(model, X, beta, grad)
 
+    if candidates is not None:
+        return maximize_on_candidates(acquisition, candidates, rng)
     if isinstance(search, AcquisitionOptimizer):
         x, _ = search.maximize(acquisition, d, rng, extra_starts=incumbent, work=model.work)
         return x

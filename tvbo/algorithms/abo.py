@@ -19,8 +19,7 @@ t is the exact GP's :meth:`~tvbo.gp.exact.ExactGP.predict_space_time`
 from __future__ import annotations
 
 import math
-import types
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -30,13 +29,11 @@ from tvbo.algorithms.base import Query
 from tvbo.algorithms.components import (
     Acquisition,
     GPSurrogate,
+    PartContext,
     Surrogate,
     register_component,
 )
 from tvbo.algorithms.presets import register_preset
-
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
 
 #: slope of l_T measured in seconds per iteration (the author's code) or in log(l_T) per iteration
 SLOPE_SCALES: tuple[str, ...] = ("absolute", "log")
@@ -150,32 +147,10 @@ class ABOAcquisition(Acquisition):
         self.last_beta = float("nan")
         self.last_lookahead = 0.0
         self.last_window = 0.0
-        self._planned_at: float | None = None
 
-    # -- plumbing: let the composed algorithm hand the engine a Query -----------------------
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        """Bind, and make ``algorithm.propose`` return ``Query(x, at)`` after a look-ahead.
-
-        :meth:`select` returns x (the Acquisition contract) and remembers the chosen time; the
-        wrapper turns the pair into the :class:`Query` the engine understands. Wrapping (not
-        re-implementing) ``propose`` keeps the composed fit-then-acquire order intact.
-        """
-        super().bind(algorithm)
+    def bind(self, context: PartContext) -> None:
+        super().bind(context)
         self.iteration, self.history, self.checks, self.stable = 0, [], 0, False
-        self._planned_at = None
-        if getattr(algorithm.propose, "_abo_query_wrapper", False):
-            return
-        inner = algorithm.propose
-
-        def propose(alg: Any, t: float) -> np.ndarray | Query:
-            x = inner(t)
-            at, self._planned_at = self._planned_at, None
-            if at is None or isinstance(x, Query):
-                return x
-            return Query(np.asarray(x, float), float(at))
-
-        propose._abo_query_wrapper = True  # type: ignore[attr-defined]
-        algorithm.propose = types.MethodType(propose, algorithm)
 
     # -- the stability test -----------------------------------------------------------------
     def _update_stability(self, lengthscale_time: float) -> None:
@@ -202,23 +177,24 @@ class ABOAcquisition(Acquisition):
         return t + self.dt_min, t + hi
 
     # -- selection --------------------------------------------------------------------------
-    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray | Query:
+        """x at the present ``t`` until l_T is stable, then ``Query(x, t_best)``: the engine
+        waits until the chosen time (the composed algorithm passes a Query through)."""
         gp = getattr(surrogate, "gp", None)
         if not isinstance(surrogate, GPSurrogate) or gp is None or not gp.kernel.has_time:
             raise ValueError(
                 "ABO needs a spatio-temporal surrogate: kind 'gp' with time_kernel='problem' or "
                 f"a correlation name; got {getattr(surrogate, 'kind', surrogate)!r} without time"
             )
-        problem = self.algorithm.problem
+        problem = self.context.problem
         self.iteration += 1
         lengthscale_time = float(surrogate.hyperparameters.lengthscale_time)
         self._update_stability(lengthscale_time)
         self.last_beta = beta = self.beta(problem.d, surrogate.n, self.iteration)
-        rng = self.algorithm.rng
+        rng = self.context.rng
 
         if not (self.stable and self.optimise_time) or surrogate.n == 0:
             self.last_lookahead = self.last_window = 0.0
-            self._planned_at = None
             return self.lookahead.at_present(gp, t, beta, problem.d, rng, problem.candidates)
 
         t_lo, t_hi = self.window(t, lengthscale_time)
@@ -227,8 +203,7 @@ class ABOAcquisition(Acquisition):
         )
         self.last_window = t_hi - t
         self.last_lookahead = t_best - t
-        self._planned_at = t_best
-        return x
+        return Query(np.asarray(x, float), float(t_best))
 
     # -- records ----------------------------------------------------------------------------
     def state(self) -> dict[str, float]:

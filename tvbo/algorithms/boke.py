@@ -14,7 +14,8 @@ Zhu et al., "Bayesian Optimization by Kernel Regression and Density-based Explor
 This module keeps only what makes each algorithm itself, as component parts and presets:
 
 * ``kernel-regression`` surrogate: the model, plus tv-boke's discount truncation (observations
-  lighter than ``min_weight`` are removed through the algorithm, so they count as removals);
+  lighter than ``min_weight`` are removed through the run's
+  :class:`~tvbo.algorithms.components.DatasetEditor`, so they count as removals);
 * ``ikr-ucb`` acquisition: BOKE (p = 1) and BOKE+'s exploitation coin (Alg. 3): each call draws
   q ~ Bernoulli(p); q = 1 maximises IKR-UCB, q = 0 maximises ``m`` (Eq. 3.14);
 * ``kr-ucb`` acquisition (App. A.2, Alg. 5): re-sample the best existing arm while the number of
@@ -24,6 +25,10 @@ This module keeps only what makes each algorithm itself, as component parts and 
   dataset policy -- or with discounted weights ``gamma^age`` in both m and W via
   ``surrogate={"forgetting": "discount"}, dataset="keep-all"``; h and beta then follow the
   effective sample size).
+
+On a discrete problem (``ProblemInfo.candidates`` set) every query is a candidate: IKR-UCB is
+maximised exhaustively over the candidates, KR-UCB widens to the emptiest candidate of its ball,
+and a first query without data is a uniform candidate.
 
 Nothing here computes a mean, a density, a beta or counts work.
 """
@@ -35,8 +40,20 @@ from typing import Any
 import numpy as np
 
 from tvbo.acquisition.ikr_ucb import IKRUCBBeta, make_search, maximize_ikr_ucb
-from tvbo.acquisition.kr_ucb import kr_ucb_arm_scores, widen, widening_radius
-from tvbo.algorithms.components import Acquisition, Surrogate, register_component
+from tvbo.acquisition.kr_ucb import (
+    kr_ucb_arm_scores,
+    widen,
+    widen_on_candidates,
+    widening_radius,
+)
+from tvbo.algorithms.base import ProblemInfo
+from tvbo.algorithms.components import (
+    Acquisition,
+    DatasetEditor,
+    PartContext,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.models import Prediction
 from tvbo.models.kernel_regression import KernelRegression
@@ -71,13 +88,16 @@ class KernelRegressionSurrogate(Surrogate):
             "gamma": gamma,
             "min_weight": min_weight,
         }
+        self.editor: DatasetEditor | None = None
         # validates the options now; replaced in bind() by the model of the problem's dimension
         self.model = KernelRegression(1, **self._options)
 
-    def bind(self, algorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        """``editor``: tv-boke's discount truncation removes through it (counted removals)."""
+        super().bind(context, editor=editor)
+        self.editor = editor
         self.model = KernelRegression(
-            int(algorithm.problem.d), work=algorithm.work, **self._options
+            int(context.problem.d), work=context.work, **self._options
         )
 
     @property
@@ -101,7 +121,11 @@ class KernelRegressionSurrogate(Surrogate):
         n_max = self.model.n_max
         if n_max is not None:
             while self.n > n_max:
-                self.algorithm.remove(0)  # counted by the algorithm (removed_total)
+                if self.editor is None:
+                    raise RuntimeError(
+                        "surrogate 'kernel-regression': discount truncation needs the editor "
+                        "bind() is given (the algorithm counts the removals)")
+                self.editor.remove(0)  # counted, like a dataset policy's removals
 
     def remove(self, i: int) -> None:
         self.model.remove(i)
@@ -120,6 +144,14 @@ class KernelRegressionSurrogate(Surrogate):
 
     def options(self) -> dict[str, Any]:
         return self.model.options()
+
+
+def _uniform(problem: ProblemInfo, rng: np.random.Generator) -> np.ndarray:
+    """A first query with no data: uniform on [0, 1]^d, or a uniform candidate of a finite set."""
+    if problem.candidates is None:
+        return rng.random(int(problem.d))
+    C = np.asarray(problem.candidates, float)
+    return C[int(rng.integers(len(C)))].copy()
 
 
 def _kr(surrogate: Surrogate, who: str) -> KernelRegression:
@@ -181,14 +213,16 @@ class IKRUCBAcquisition(Acquisition):
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
-        rng = self.algorithm.rng
+        rng = self.context.rng
+        problem = self.context.problem
         if kr.n == 0:
             self._last = {"exploit": 0.0}
-            return rng.random(self.algorithm.problem.d)
+            return _uniform(problem, rng)
         exploit = self.p < 1.0 and rng.random() >= self.p
-        beta = self.beta(kr.n_eff(), kr.y, self.algorithm.problem.d)
+        beta = self.beta(kr.n_eff(), kr.y, problem.d)
         self._last = {"beta": beta, "exploit": float(exploit)}
-        return maximize_ikr_ucb(kr, 0.0 if exploit else beta, rng, self.search)
+        return maximize_ikr_ucb(kr, 0.0 if exploit else beta, rng, self.search,
+                                candidates=problem.candidates)
 
     def state(self) -> dict[str, float]:
         return dict(self._last)
@@ -248,9 +282,10 @@ class KRUCBAcquisition(Acquisition):
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         kr = _kr(surrogate, self.kind)
-        rng = self.algorithm.rng
+        rng = self.context.rng
+        problem = self.context.problem
         if kr.n == 0:
-            return rng.random(int(self.algorithm.problem.d))
+            return _uniform(problem, rng)
         X = kr.X
         n = kr.n_eff()
         arm = X[int(np.argmax(kr_ucb_arm_scores(kr, self.C)))]
@@ -260,7 +295,10 @@ class KRUCBAcquisition(Acquisition):
             x = arm.copy()
         else:
             rho = self.radius(kr.kernel_name, kr.bandwidth_at(n))
-            x = widen(kr, arm, rho, rng, self.n_candidates)
+            if problem.candidates is None:
+                x = widen(kr, arm, rho, rng, self.n_candidates)
+            else:
+                x = widen_on_candidates(kr, arm, rho, problem.candidates, rng)
         self._last = {"resample": float(resample), "distinct": float(distinct)}
         return x
 

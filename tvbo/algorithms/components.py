@@ -31,12 +31,12 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
-from tvbo.algorithms.base import ProblemInfo
+from tvbo.algorithms.base import ProblemInfo, Query
 from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
@@ -102,18 +102,9 @@ class Component:
     """
 
     kind: str = ""
-    #: Transitional: parts written against the old owner link (they read ``self.algorithm``)
-    #: are bound with the owning algorithm itself. True for the parts of modules not yet
-    #: migrated (abo.py, boke.py, weighted.py); every part of components/wdbo/bolt/resets/tvgp
-    #: sets False and gets a :class:`PartContext`. Remove with the last legacy part.
-    owner_link: ClassVar[bool] = True
 
     def bind(self, context: PartContext) -> None:
         """Called once the problem is known, before the first query."""
-        if not isinstance(context, PartContext):  # transitional owner link (see owner_link)
-            self.algorithm = context
-            context = PartContext(context.problem, context.rng, context.work, context.clock,
-                                  int(getattr(context, "evaluators", 1)))
         self.context = context
 
     @property
@@ -141,6 +132,13 @@ class Component:
 # ------------------------------------------------------------------------------------------------
 class Surrogate(Component):
     """A model of f over the held observations ``(X, T, y)``."""
+
+    def bind(self, context: PartContext, *,  # type: ignore[override]
+             editor: DatasetEditor | None = None) -> None:
+        """``editor``: the counted way to remove held observations, for a surrogate that forgets
+        on its own (BOKE's discount truncation removes through it, so those removals count
+        like a policy's); a surrogate that never removes by itself ignores it."""
+        super().bind(context)
 
     @property
     @abstractmethod
@@ -259,7 +257,6 @@ class GPSurrogate(Surrogate):
 
     kind = "gp"
     supports_fantasy = True
-    owner_link = False
 
     @property
     def spatiotemporal(self) -> bool:
@@ -336,8 +333,8 @@ class GPSurrogate(Surrogate):
         # ignores time): policies such as oldest-first need them
         self._stamps = np.empty(0)
 
-    def bind(self, context: PartContext) -> None:
-        super().bind(context)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
         time_kernel = self.time_kernel_option
         if time_kernel == "problem":
             time_kernel = context.problem.temporal_kernel
@@ -431,9 +428,17 @@ class GPSurrogate(Surrogate):
             out["lengthscale_time"] = hp.lengthscale_time
         return out
 
+    def recorded_bounds(self) -> dict[str, Any]:
+        """The ``bounds`` option as the constructor accepts it back: the resolved bounds under
+        ``fit_mode="lbfgs"``; ``{}`` under another mode, which refuses bounds (its own
+        constraints apply; the default bounds only set the first l_T, as they do again)."""
+        return dict(self.bounds.__dict__) if self._fit_mode is None else {}
+
     def options(self) -> dict[str, Any]:
+        """The resolved options, exactly the constructor's: ``make(name, **recorded)`` rebuilds
+        the same part (the options round-trip contract, :mod:`tvbo.testing.contracts`)."""
         return {"space_kernel": self.space_kernel, "time_kernel": self.time_kernel_option,
-                "bounds": dict(self.bounds.__dict__), "initial": self.initial,
+                "bounds": self.recorded_bounds(), "initial": self.initial,
                 "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
                 "standardize": self.standardize, "prior": dict(self.prior),
                 "min_fit_size": self.min_fit_size, "fit_mode": self.fit_mode,
@@ -447,8 +452,9 @@ class Acquisition(Component):
     """Chooses the next query from the surrogate."""
 
     @abstractmethod
-    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
-        """The next x in [0,1]^d for time ``t``."""
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray | Query:
+        """The next x in [0,1]^d for time ``t``, or a :class:`~tvbo.algorithms.base.Query`
+        ``(x, at)`` to sample x at a later time ``at`` (ABO's look-ahead)."""
 
 
 class UCBAcquisition(Acquisition):
@@ -460,7 +466,6 @@ class UCBAcquisition(Acquisition):
     """
 
     kind = "ucb"
-    owner_link = False
 
     def __init__(self, *, beta: Any = "wdbo", n_restarts: int = 20, raw_samples: int = 512,
                  include_noise: bool = False, maxiter: int = 200) -> None:
@@ -501,7 +506,6 @@ class UCBAcquisition(Acquisition):
 class RemovalRule(Component):
     """Ranks observations for removal: lower score = removed first."""
 
-    owner_link = False
 
     def bind(self, context: PartContext, *, surrogate: Surrogate) -> None:  # type: ignore[override]
         """``surrogate``: the model whose observations the rule ranks."""
@@ -522,7 +526,6 @@ class OldestFirst(RemovalRule):
     """Removes the observation with the earliest time stamp (a FIFO window)."""
 
     kind = "oldest"
-    owner_link = False
 
     def scores(self, surrogate, now):
         return np.asarray(surrogate.T, float)
@@ -532,7 +535,6 @@ class RandomRemoval(RemovalRule):
     """Removes a uniformly random observation (a control for relevance-based rules)."""
 
     kind = "random"
-    owner_link = False
 
     def scores(self, surrogate, now):
         return self.context.rng.permutation(surrogate.n).astype(float)
@@ -546,7 +548,6 @@ class DatasetPolicy(Component):
     are counted in one place).
     """
 
-    owner_link = False
 
     def bind(self, context: PartContext, *, surrogate: Surrogate,  # type: ignore[override]
              removal: RemovalRule | None, editor: DatasetEditor) -> None:
@@ -579,7 +580,6 @@ class KeepAll(DatasetPolicy):
     """Never removes anything (GP-UCB, TV-GP-UCB, ABO)."""
 
     kind = "keep-all"
-    owner_link = False
 
 
 # ------------------------------------------------------------------------------------------------

@@ -69,8 +69,8 @@ class ComposedAlgorithm(Algorithm):
     def _setup(self) -> None:
         context = PartContext(self.problem, self.rng, self.work, self.clock, int(self.evaluators))
         for part in self.parts():
-            if part.owner_link:  # transitional: a part not yet migrated (see Component)
-                part.bind(self)
+            if isinstance(part, Surrogate):
+                part.bind(context, editor=self.editor)
             elif isinstance(part, RemovalRule):
                 part.bind(context, surrogate=self.surrogate)
             elif isinstance(part, DatasetPolicy):

@@ -21,7 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import GPSurrogate, PartContext, register_component
+from tvbo.algorithms.components import (
+    DatasetEditor,
+    GPSurrogate,
+    PartContext,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import Prediction
 from tvbo.gp.fit import FitResult
@@ -168,8 +173,8 @@ class TVGPSurrogate(GPSurrogate):
         self._stamps = np.empty(0)
         self._next_step = 1
 
-    def bind(self, context: PartContext) -> None:
-        super().bind(context)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
         self._stamps = np.empty(0)
         self._next_step = 1
 
@@ -234,11 +239,23 @@ class TVGPSurrogate(GPSurrogate):
         return out
 
     def options(self) -> dict[str, Any]:
-        out = super().options()
-        out.update(
-            time_axis=self.time_axis, eps_bounds=list(self.eps_bounds), initial_eps=self.initial_eps
-        )
-        return out
+        """The constructor's options only: the GP surrogate's ``time_kernel`` (fixed here),
+        ``prior`` and ``min_fit_size`` are not options of ``tv-gp``, and l_T (eps) is bounded
+        and started by ``eps_bounds`` and ``initial_eps``, not by ``bounds``/``initial``."""
+        gp = super().options()
+        return {
+            "time_axis": self.time_axis,
+            "eps_bounds": list(self.eps_bounds),
+            "initial_eps": self.initial_eps,
+            "space_kernel": gp["space_kernel"],
+            "bounds": {k: v for k, v in gp["bounds"].items() if k != "lengthscale_time"},
+            "initial": {k: v for k, v in gp["initial"].items() if k != "lengthscale_time"},
+            "fit_max_iter": gp["fit_max_iter"],
+            "fit_restarts": gp["fit_restarts"],
+            "standardize": gp["standardize"],
+            "fit_mode": gp["fit_mode"],
+            "fit_mode_options": gp["fit_mode_options"],
+        }
 
 
 register_component("surrogate", TVGPSurrogate)

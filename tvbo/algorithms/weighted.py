@@ -27,19 +27,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from tvbo.algorithms.components import Surrogate, register_component
+from tvbo.algorithms.components import (
+    DatasetEditor,
+    PartContext,
+    Surrogate,
+    register_component,
+)
 from tvbo.algorithms.presets import register_preset
 from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
 from tvbo.models.weighted_gp import WeightedGP
-
-if TYPE_CHECKING:
-    from tvbo.algorithms.composed import ComposedAlgorithm
 
 DISCOUNT_BY: tuple[str, ...] = ("step", "time")
 HYPERPARAMETER_MODES: tuple[str, ...] = ("ml", "fixed")
@@ -165,18 +167,18 @@ class WeightedGPSurrogate(Surrogate):
         if self._model is not None:
             self._model.set_data(np.empty((0, d or 0)), None, np.empty(0))
 
-    #: the weighted GP (model layer); built at bind, on the algorithm's work counter
+    #: the weighted GP (model layer); built at bind, on the run's work counter
     _model: WeightedGP | None = None
 
-    def bind(self, algorithm: ComposedAlgorithm) -> None:
-        super().bind(algorithm)
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
         self._steps_taken = 0
         self._model = WeightedGP(
-            self.kernel, self.hp, standardize=self.standardize, work=algorithm.work
+            self.kernel, self.hp, standardize=self.standardize, work=context.work
         )
-        self._reset_data(algorithm.problem.d)
+        self._reset_data(context.problem.d)
         self.gp = (
-            ExactGP(self.kernel, self.hp, standardize=self.standardize, work=algorithm.work)
+            ExactGP(self.kernel, self.hp, standardize=self.standardize, work=context.work)
             if self.hyperparameter_mode == "ml"
             else None
         )
@@ -221,9 +223,9 @@ class WeightedGPSurrogate(Surrogate):
             self.gp.remove(i)
 
     def clear(self) -> None:
-        self._reset_data(self.algorithm.problem.d)
+        self._reset_data(self.context.problem.d)
         if self.gp is not None:
-            self.gp.set_data(np.empty((0, self.algorithm.problem.d)), None, np.empty(0))
+            self.gp.set_data(np.empty((0, self.context.problem.d)), None, np.empty(0))
 
     # -- hyperparameters -------------------------------------------------------------------
     def fit(self) -> None:
@@ -235,7 +237,7 @@ class WeightedGPSurrogate(Surrogate):
             self.bounds,
             max_iter=self.fit_max_iter,
             n_restarts=self.fit_restarts,
-            rng=self.algorithm.rng,
+            rng=self.context.rng,
             source=f"surrogate:{self.kind}",
         )
         hp = self.gp.hyperparameters
@@ -304,8 +306,8 @@ class WeightedGPSurrogate(Surrogate):
     def predict(self, X, t=None, *, grad=False, include_noise=False) -> Prediction:
         """Weighted posterior at X (t is ignored: time enters only through the weights)."""
         X = np.asarray(X, float)
-        if X.ndim != 2 or X.shape[1] != self.algorithm.problem.d:
-            raise ValueError(f"X must be (m, {self.algorithm.problem.d}), got shape {X.shape}")
+        if X.ndim != 2 or X.shape[1] != self.context.problem.d:
+            raise ValueError(f"X must be (m, {self.context.problem.d}), got shape {X.shape}")
         return self.model().predict(X, t, grad=grad, include_noise=include_noise)
 
     # -- records ---------------------------------------------------------------------------
