@@ -99,10 +99,10 @@ def test_non_positive_bandwidth_in_the_kernel_regression_itself():
 
 @pytest.mark.parametrize("bad", [-0.5, 0.0, math.nan, math.inf])
 def test_bad_expert_cost_through_simulate(bad):
-    with pytest.raises(ValueError, match="expert_cost must be > 0 and finite"):
+    with pytest.raises(ValueError, match="expert_cost must be a finite number > 0"):
         tvbo.simulate("moving-bump", "sparq-gp-ucb", expert_cost=bad, max_iterations=3)
     if bad != 0.0:  # a noiseless expert is valid
-        with pytest.raises(ValueError, match="expert_noise_var must be >= 0 and finite"):
+        with pytest.raises(ValueError, match="expert_noise_var must be a finite number >= 0"):
             tvbo.simulate("moving-bump", "sparq-gp-ucb", expert_noise_var=bad, max_iterations=3)
 
 

@@ -325,7 +325,7 @@ def test_expert_queries_advance_the_clock_by_their_cost():
     assert free["expert_time"].values.ravel() == pytest.approx(0.0, abs=1e-4)
     assert free.sizes["iteration"] > paid.sizes["iteration"]
     for bad in (-1.0, 0.0):
-        with pytest.raises(ValueError, match="expert_cost must be > 0"):
+        with pytest.raises(ValueError, match="expert_cost must be a finite number > 0"):
             tvbo.simulate("moving-bump", SparQGPUCB(**FAST), expert_cost=bad, **kwargs)
 
 

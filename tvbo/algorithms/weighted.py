@@ -279,10 +279,15 @@ class WeightedGPSurrogate(Surrogate):
         real observations by one step each -- as GP-BUCB counts every issued query as a round.
         """
         self._frozen_standardization = self._standardization()
+        # the base class restores this part's own attributes; the weighted GP is an object of
+        # its own (its data arrays are replaced on append, never mutated), so restore it too
+        saved_model = dict(self._model.__dict__)
         try:
             with super().fantasy(X, T, Y) as surrogate:
                 yield surrogate
         finally:
+            self._model.__dict__.clear()
+            self._model.__dict__.update(saved_model)
             self._frozen_standardization = None
 
     def _standardization(self) -> tuple[float, float]:
