@@ -268,3 +268,27 @@ def test_a_configfile_replaces_config_yaml_in_spawned_run_jobs(tmp_path: Path) -
     assert recorded["algorithms"] == ["gp-ucb"]
     assert "w-dbo" not in (recorded.get("paper_aliases") or {})
     assert not recorded.get("benchmark_options")
+
+
+def test_the_prior_days_a_benchmark_declares_are_inputs_of_its_runs(tmp_path: Path) -> None:
+    """temperature-sensors reads its candidate-prior days (`prior_paths`) besides its own day:
+    each is prepared by a data rule before the runs (a campaign once failed on a missing day)."""
+    config = load_test_config()
+    days = ["2004-03-04", "2004-03-05"]
+    config.update(
+        benchmarks=["temperature-sensors"], algorithms=["pe-gp-ucb"], seeds=[0],
+        benchmark_options={"temperature-sensors": {"options": {
+            "path": "data/intel/intel_2004-03-08.nc",
+            "prior_paths": [f"data/intel/intel_{d}.nc" for d in days]}}},
+        algorithm_options={"pe-gp-ucb": {"priors": "benchmark"}},
+        data={"mirror": None, "intel": {"dates": ["2004-03-08", *days]}},
+    )
+    config.pop("paper_aliases", None)
+    proc = snakemake(tmp_path, config, "-n", "--cores", "1", "--printshellcmds")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    out = proc.stdout + proc.stderr
+    assert planned_jobs(out)["data_prepare_intel"] == 3
+    run_job = out[out.index("rule simulate_run"):]
+    run_job = run_job[: run_job.index("\n\n")]
+    for day in ("2004-03-08", *days):
+        assert f"data/intel/intel_{day}.nc" in run_job.split("output:")[0]

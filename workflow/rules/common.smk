@@ -201,13 +201,15 @@ def data_file_for(benchmark):
     """The prepared data a benchmark reads ([] for benchmarks without real data).
 
     A `path` in benchmark_options.<name>.options wins (a file the user prepared); otherwise the
-    default prepared field, which the data rules download and build on demand.
+    default prepared field, which the data rules download and build on demand. The days a
+    benchmark declares as candidate priors (`prior_paths`, PE-GP-UCB's previous days) are read
+    too, so they are inputs as well.
     """
     source = DATA_SOURCES.get(benchmark)
     if source is None:
         return []
     options = config["benchmark_options"].get(benchmark, {}).get("options", {})
-    return [options.get("path", prepared_data_path(source))]
+    return [options.get("path", prepared_data_path(source)), *options.get("prior_paths", [])]
 
 
 def benchmark_data_file(wildcards):
@@ -234,23 +236,24 @@ def _check_data(cfg):
         source = DATA_SOURCES.get(benchmark)
         if source is None:
             continue
-        (path,) = data_file_for(benchmark)
-        if Path(path).is_file():
+        missing = [p for p in data_file_for(benchmark) if not Path(p).is_file()]
+        if not missing:
             continue
-        if source == "intel":
-            producible = re.fullmatch(r"data/intel/intel_\d{4}-\d{2}-\d{2}\.nc", path)
-            rule_output = "data/intel/intel_<yyyy-mm-dd>.nc"
-        else:
-            producible = path == prepared_data_path("ozone")
-            rule_output = f"{prepared_data_path('ozone')} (data.ozone.tag)"
-        if not producible:
-            raise ValueError(
-                f"config: benchmark {benchmark!r} reads its data from {path!r} "
-                f"(benchmark_options.{benchmark}.options.path), which does not exist and "
-                f"which no data rule produces (they build {rule_output}); prepare that file "
-                f"('tvbo data --help'), or drop the path to use the {source} data configured "
-                "under data:"
-            )
+        for path in missing:
+            if source == "intel":
+                producible = re.fullmatch(r"data/intel/intel_\d{4}-\d{2}-\d{2}\.nc", path)
+                rule_output = "data/intel/intel_<yyyy-mm-dd>.nc"
+            else:
+                producible = path == prepared_data_path("ozone")
+                rule_output = f"{prepared_data_path('ozone')} (data.ozone.tag)"
+            if not producible:
+                raise ValueError(
+                    f"config: benchmark {benchmark!r} reads its data from {path!r} "
+                    f"(benchmark_options.{benchmark}.options.path), which does not exist and "
+                    f"which no data rule produces (they build {rule_output}); prepare that file "
+                    f"('tvbo data --help'), or drop the path to use the {source} data configured "
+                    "under data:"
+                )
         mirror = cfg["data"]["mirror"]
         if not _is_local_mirror(mirror):
             continue  # official URLs or an http(s) mirror: reachable only at run time
@@ -375,7 +378,7 @@ def temperature_day_rows():
     for benchmark in config["benchmarks"]:
         if DATA_SOURCES.get(benchmark) != "intel":
             continue
-        (path,) = data_file_for(benchmark)
+        path = data_file_for(benchmark)[0]  # the field read (prior days follow it)
         match = re.search(r"(\d{4}-\d{2}-\d{2})", Path(path).name)
         used = match.group(1) if match else "unknown (a user-prepared file)"
         paper = PAPER_INTEL_DAYS.get(benchmark, "")
