@@ -567,8 +567,9 @@ STAND_IN_KEYS: tuple[str, ...] = (
 
 def stand_in_differences(expected: Mapping[str, Any], config_path: Path) -> list[str] | None:
     """How the stand-in's recorded ``config.yaml`` differs from the spec campaign's merged
-    config, one ``key: value instead of expected`` entry per differing setting (None when the
-    stand-in recorded no config). Nested maps (``data``) are compared key by key."""
+    config, one ``key: value instead of expected`` entry per setting the spec's campaign states
+    (None when the stand-in recorded no config). Nested maps (``data``) are compared key by key;
+    a key the spec's campaign leaves to the schema's default is not compared."""
     if not config_path.is_file():
         return None
     actual = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
@@ -585,7 +586,9 @@ def stand_in_differences(expected: Mapping[str, Any], config_path: Path) -> list
     want = flat({k: expected[k] for k in STAND_IN_KEYS if k in expected})
     got = flat({k: actual[k] for k in STAND_IN_KEYS if k in actual})
     differences = []
-    for key in sorted(want.keys() | got.keys()):
+    # keys the spec's campaign leaves out take the schema's defaults, which the recorded config
+    # spells out: only the settings the spec's campaign states are compared
+    for key in sorted(want):
         a, b = got.get(key), want.get(key)
         if a in (None, {}, []) and b in (None, {}, []):
             continue
