@@ -83,9 +83,12 @@ def existing_runs(workdir: Path) -> set[str]:
 def interrupt_midway(workdir: Path, sig: signal.Signals) -> None:
     """Start the campaign and send ``sig`` to its whole process group once 2 runs are written."""
     log = (workdir / "interrupted.log").open("w")
+    # restore the default SIGINT disposition in the child: a test process started in the
+    # background (`cmd &`) inherits SIGINT ignored, and snakemake would never see the Ctrl-C
     proc = subprocess.Popen(
         snakemake_cmd(workdir, "--cores", "1", TARGET),
         cwd=workdir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
