@@ -7,7 +7,7 @@ tolerance. This script records, for a small fixed grid (the eight synthetic benc
 ``botorch-i9-laptop`` profile), each run's ``average_regret``, ``time_integrated_regret``, the
 query times ``t_sample``, ``f_star`` at those times and ``f_star_grid``. The output
 (``tests/fixtures/oracle_baseline.json``) was written BEFORE the oracle changes, from commit
-18eda7e; ``tests/test_oracle_table.py`` replays the grid and compares.
+18eda7e; ``tests/benchmarks/test_oracle_table.py`` replays the grid and compares.
 
 Floats are stored with ``repr`` precision (JSON round-trips them exactly).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI step: run the workflow on a real single-node SLURM cluster (tests/test_slurm.py).
+# CI step: run the workflow on a real single-node SLURM cluster (tests/workflow/test_slurm.py).
 #
 # 1. install Debian's slurm-wlm and munge if missing (root and apt-get needed),
 # 2. start the cluster with scripts/slurm_local.sh (unless one of ours already runs),
@@ -60,5 +60,5 @@ bash scripts/slurm_local.sh start || skip "the local SLURM cluster did not start
 
 echo "== SLURM test: the smoke study through profiles/slurm-local vs a local run"
 started=$(date +%s)
-TVBO_REQUIRE_SLURM=1 "$PY" -m pytest tests/test_slurm.py -m slurm -q -rs -p no:cacheprovider
+TVBO_REQUIRE_SLURM=1 "$PY" -m pytest tests/workflow/test_slurm.py -m slurm -q -rs -p no:cacheprovider
 echo "SLURM test took $(($(date +%s) - started)) s"

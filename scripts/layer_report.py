@@ -3,7 +3,7 @@
 
 Usage: ``python scripts/layer_report.py [PACKAGE_DIR]`` (default: the ``tvbo`` package imported).
 The rules are those of :mod:`tvbo.testing.layers`; every violation is printed, including those
-``tests/test_layering.py`` accepts for now. Module cycles inside one package are listed for
+``tests/testing/test_layering.py`` accepts for now. Module cycles inside one package are listed for
 information (the rules forbid only cycles between packages). Exit status 0 always: this is a
 report; the test is the gate.
 """

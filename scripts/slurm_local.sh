@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node SLURM cluster on this machine, to test the workflow's SLURM profile for real
-# (profiles/slurm-local, tests/test_slurm.py). It installs nothing: install Debian's packages first,
+# (profiles/slurm-local, tests/workflow/test_slurm.py). It installs nothing: install Debian's packages first,
 #   apt-get install -y --no-install-recommends slurm-wlm munge
 #
 # usage: scripts/slurm_local.sh start|stop|status        (start and stop need root)

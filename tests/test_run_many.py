@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import xarray as xr
 
-from tests.test_workflow import load_test_config, planned_jobs, snakemake, validate_config
+from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake, validate_config
 from tvbo.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

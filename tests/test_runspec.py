@@ -232,7 +232,7 @@ def test_the_cli_passes_every_option_to_simulate(monkeypatch, tmp_path) -> None:
 
 # -- the Snakemake rule parameters: a real dry run ------------------------------------------------
 def _dry_run_commands(tmp_path: Path, config: dict[str, Any]) -> list[list[str]]:
-    from tests.test_workflow import snakemake
+    from tests.workflow.test_workflow import snakemake
 
     proc = snakemake(tmp_path, config, "-n", "--cores", "1", "--printshellcmds")
     assert proc.returncode == 0, proc.stderr + proc.stdout

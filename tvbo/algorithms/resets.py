@@ -280,9 +280,10 @@ class EventTrigger(_ResetPolicy):
       §3.9 suggests 1-2 for a GP with fixed hyperparameters). Our GP standardises y over its
       data and refits every hyperparameter each iteration, so right after a reset the bound is
       meaningless: one point gives ``y_std = 1`` in raw units, and with ``min_tau = 1`` the
-      kept triggering point triggers again at once, for ever (tests/test_resets.py); with 2-4
-      points the ML fit interpolates (l_S at its floor) and ``y_std`` underestimates the
-      output scale, giving spurious resets. Five was the smallest robust value in our checks;
+      kept triggering point triggers again at once, for ever
+      (tests/algorithms/test_resets.py); with 2-4 points the ML fit interpolates (l_S at its
+      floor) and ``y_std`` underestimates the output scale, giving spurious resets. Five was the
+      smallest robust value in our checks;
     * ``keep_trigger``: after a reset the dataset is ``{(x_t, y_t)}`` (default, the group's code
       and spec §3.2) or empty;
     * ``noise_std``: sigma_n in the output's units. ``None`` (default) uses the fitted noise,

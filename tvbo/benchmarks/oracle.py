@@ -468,8 +468,8 @@ class TimeGridOracle:
         times, so its basin at t is that of a neighbouring grid argmax unless a basin rises and
         falls again within one grid step (which the Sobol samples were there to catch); the grid
         itself is untouched, and the query is polished as before, so regret stays >= 0. The
-        regression test (tests/test_oracle_table.py) checks f* at every query time of real runs
-        on the synthetic benchmarks against the multistart to :data:`REFINE_RTOL`.
+        regression test (tests/benchmarks/test_oracle_table.py) checks f* at every query time of
+        real runs on the synthetic benchmarks against the multistart to :data:`REFINE_RTOL`.
         """
         t = float(t)
         x = np.clip(np.asarray(x, float).reshape(self.problem.d), 0.0, 1.0)

@@ -1,6 +1,6 @@
 """Contracts every registered model, algorithm and benchmark must honour (issue 11 item 7).
 
-``tests/test_contracts.py`` parametrises these checks over the registry
+``tests/testing/test_contracts.py`` parametrises these checks over the registry
 (``tvbo.registry.names("algorithms")``, ``names("benchmarks")``) and over :data:`MODELS`, so a
 new algorithm or benchmark gets them by registering, and a new model by adding one line here.
 Each check raises ``AssertionError`` with a message naming the object and what is wrong.

@@ -31,9 +31,9 @@ depth (module level, functions, ``if TYPE_CHECKING`` blocks: an annotation-only 
 dependency of the design). Imports inside a unit are not checked (cycles between modules of one
 package are reported by ``scripts/layer_report.py`` for information).
 
-``tests/test_layering.py`` runs :func:`check` on the package (known exceptions listed there, each
-with its reason) and on synthetic packages that break each rule; ``scripts/layer_report.py``
-prints the counts the issue asks for.
+``tests/testing/test_layering.py`` runs :func:`check` on the package (known exceptions listed
+there, each with its reason) and on synthetic packages that break each rule;
+``scripts/layer_report.py`` prints the counts the issue asks for.
 """
 
 from __future__ import annotations
@@ -572,7 +572,7 @@ def check_table(
 
 @dataclass(frozen=True)
 class Known:
-    """A violation accepted for now, with the reason and the fix (``tests/test_layering.py``).
+    """A violation accepted for now, with its reason and fix (``tests/testing/test_layering.py``).
 
     Matched on ``(rule, path, detail)``, not the line, so edits elsewhere in the file keep it.
     """

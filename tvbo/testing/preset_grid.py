@@ -2,7 +2,7 @@
 
 A refactoring of the model, acquisition or algorithm layers must not change results. This module
 declares one small grid and digests every run's data variables (dimensions, dtype and bytes), so
-``tests/test_preset_digests.py`` can compare today's run files with the digests recorded in
+``tests/testing/test_preset_digests.py`` can compare today's run files with the digests recorded in
 ``tests/fixtures/preset_digests.json`` before the refactoring started. A deliberate change (a bug
 fixed) is re-recorded with ``python scripts/record_preset_digests.py`` and listed in the commit.
 

@@ -14,7 +14,7 @@ from tests.mirror import MIRROR_ROOT
 from tvbo.data.__main__ import main
 from tvbo.data.intel import parse_intel, prepare_intel, read_mote_locations
 
-FIXTURE = Path(__file__).parent / "fixtures" / "data" / "intel_lines.txt"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "data" / "intel_lines.txt"
 MIRROR = MIRROR_ROOT / "intel"
 MIRROR_DATA = MIRROR / "data_2004-03-04_to_08.txt.gz"
 LOCS = MIRROR / "mote_locs.txt"

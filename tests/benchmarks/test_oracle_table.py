@@ -26,7 +26,7 @@ from tvbo.benchmarks import oracle_table as ot
 from tvbo.benchmarks.oracle import REFINE_RTOL, TimeGridOracle
 from tvbo.cli import main
 
-FIXTURE = Path(__file__).parent / "fixtures" / "oracle_baseline.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "oracle_baseline.json"
 OPTS = {"horizon": 30.0, "cost": 0.5}
 
 
@@ -290,7 +290,7 @@ def test_newton_polish_reaches_box_constrained_maxima() -> None:
 
 # -- workflow -------------------------------------------------------------------------------------
 def test_workflow_plans_one_oracle_job_per_benchmark(tmp_path: Path) -> None:
-    from tests.test_workflow import load_test_config, planned_jobs, snakemake
+    from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake
 
     config = load_test_config()
     config.update(benchmarks=["hartmann3", "eggholder", "ackley"], algorithms=["gp-ucb", "w-dbo"],

@@ -201,7 +201,7 @@ def test_cli_choices_mirror_the_library():
 
 def test_workflow_plans_whatif_only_with_several_speeds(tmp_path):
     """rule all asks for the theory figures always, the what-if figures from 2 speeds on."""
-    from tests.test_workflow import load_test_config, planned_jobs, snakemake
+    from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake
 
     config = load_test_config()
     for speeds, whatif_jobs in (([1.0], 0), ([1.0, 4.0], 1)):

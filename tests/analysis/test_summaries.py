@@ -1,6 +1,6 @@
 """Metrics, tables and figures: hand computations, edge cases, layout of the figures.
 
-Complements tests/test_analysis_tables.py (which checks the Overall row against the BOLT paper).
+Complements tests/analysis/test_tables.py (which checks the Overall row against the BOLT paper).
 """
 
 from __future__ import annotations

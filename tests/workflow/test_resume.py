@@ -37,7 +37,7 @@ import yaml
 
 from tvbo.results.io import read_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CAMPAIGN = "resume"
 BENCHMARKS = ("ackley", "eggholder")
 SEEDS = (0, 1)

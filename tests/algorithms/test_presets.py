@@ -25,7 +25,7 @@ from tvbo.algorithms.components import (
 )
 from tvbo.work import WorkCounter
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_part_has_a_frozen_option_dataclass_from_its_constructor():

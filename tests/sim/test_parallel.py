@@ -19,7 +19,7 @@ from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import MAX_EVALUATORS, Engine, EngineOptions
 from tvbo.sim.parallel import check_parallel, parallel_label, parallel_process, parse_label
 
-FIXTURE = Path(__file__).parent / "fixtures" / "parallel_baseline_digests.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "parallel_baseline_digests.json"
 PROFILE = "botorch-i9-laptop"
 
 
@@ -139,9 +139,9 @@ def test_counted_k4_is_deterministic_in_another_process():
     a = _digest(simulate("hartmann3", "w-dbo", **kwargs))
     b = _digest(simulate("hartmann3", "w-dbo", **kwargs))
     assert a == b
-    root = str(Path(__file__).parents[1])
+    root = str(Path(__file__).parents[2])
     code = (f"import json,sys; sys.path.insert(0, {root!r}); "
-            "from tests.test_parallel import _digest; from tvbo import simulate; "
+            "from tests.sim.test_parallel import _digest; from tvbo import simulate; "
             "print(json.dumps(_digest(simulate('hartmann3', 'w-dbo', seed=3, horizon=30.0, "
             f"cost=1.0, evaluators=4, profile={PROFILE!r}))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

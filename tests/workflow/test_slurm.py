@@ -38,7 +38,7 @@ import yaml
 
 from tvbo.results.schema import REQUIRED_ATTRIBUTES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CAMPAIGN = "smoke"
 TARGET = f"results/{CAMPAIGN}/campaign.nc"
 #: the user commands of Debian's slurm-client package

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEST_CONFIG = REPO / ".test" / "config.yaml"
 VENV_BIN = Path(sys.executable).parent
 

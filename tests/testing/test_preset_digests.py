@@ -12,7 +12,7 @@ import pytest
 from tvbo.registry import names
 from tvbo.testing.preset_grid import digest_dataset, grid, run
 
-FIXTURE = Path(__file__).parent / "fixtures" / "preset_digests.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "preset_digests.json"
 RECORDED = json.loads(FIXTURE.read_text())
 
 

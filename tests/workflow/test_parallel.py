@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.test_workflow import REPO, _tvbo_on_path, planned_jobs, snakemake
+from tests.workflow.test_workflow import REPO, _tvbo_on_path, planned_jobs, snakemake
 
 PARALLEL_TEST_CONFIG = REPO / ".test" / "parallel_whatif.yaml"
 

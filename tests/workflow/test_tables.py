@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_workflow import _tvbo_on_path, load_test_config, planned_jobs, snakemake
+from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, planned_jobs, snakemake
 
 
 def dry_run(tmp_path: Path, edit: dict[str, Any]) -> tuple[int, str]:

@@ -23,7 +23,7 @@ from tvbo.data.ozone import (
     read_nydata,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "data" / "epa_daily_rows.csv"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "data" / "epa_daily_rows.csv"
 MIRROR = MIRROR_ROOT / "ozone"
 MIRROR_ZIP = MIRROR / "daily_44201_2006_nys_subset.zip"
 NYDATA = MIRROR / "NYdata.txt.gz"

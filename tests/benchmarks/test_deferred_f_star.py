@@ -3,7 +3,7 @@ Benchmark.refine_f_star_many, TimeGridOracle.refine_many).
 
 The reference is the per-query refinement (:meth:`TimeGridOracle.refine`, what the engine called
 once per query before) on a separate benchmark instance, so the two never share a cache; the
-regression against the recorded baseline is tests/test_oracle_table.py's.
+regression against the recorded baseline is tests/benchmarks/test_oracle_table.py's.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.test_compare import make_campaign
+from tests.analysis.test_compare import make_campaign
 from tvbo import cli
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.tables import (

@@ -30,7 +30,7 @@ from tvbo.cli import main
 from tvbo.results.campaign import merge_runs, write_campaign
 from tvbo.results.io import write_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEEDS_DIR = Path("/work/shared/seeds")
 
 # tvbo's per-benchmark means; each algorithm gets seeds (m - d, m, m + d): mean m, se d / sqrt(3)
@@ -331,7 +331,7 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     compared = set(sensitivity["algorithms"])
     assert compared <= set(bolt["algorithms"])
     assert set(bolt["paper_aliases"].values()) <= compared and len(compared) == 7
-    from tests.test_workflow import validate_config
+    from tests.workflow.test_workflow import validate_config
 
     assert validate_config(dict(sensitivity))["speeds"] == [0.7, 1.0, 1.3]
     # every composed campaign is a valid workflow config too
@@ -345,7 +345,7 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
 
 
 def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
-    from tests.test_workflow import load_test_config, snakemake
+    from tests.workflow.test_workflow import load_test_config, snakemake
 
     proc = snakemake(tmp_path, load_test_config(), "-n", "--cores", "1", "reproduction")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -405,7 +405,7 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
 def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
     """The tiny CI campaign, then the report: its campaigns are none of the spec's, so every
     table and claim is 'not yet run' with its command; the report names the campaigns."""
-    from tests.test_workflow import _tvbo_on_path, load_test_config, snakemake
+    from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
 
     _tvbo_on_path(tmp_path)
     proc = snakemake(tmp_path, load_test_config(), "--cores", "2", "reproduction", timeout=900)

@@ -12,7 +12,7 @@ import yaml
 
 from tests.mirror import MIRROR_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 

@@ -275,7 +275,7 @@ def test_the_run_file_records_the_noise_protocol():
     "dates, used, substitute", [(None, "2004-02-28", "no"), (["2004-03-06"], "2004-03-06", "yes")]
 )
 def test_workflow_reports_the_temperature_day(tmp_path, dates, used, substitute):
-    from tests.test_workflow import load_test_config, snakemake
+    from tests.workflow.test_workflow import load_test_config, snakemake
 
     config = load_test_config()
     config.update(benchmarks=["ackley", "temperature"], campaign="day")
@@ -303,7 +303,7 @@ def test_workflow_reports_the_temperature_day(tmp_path, dates, used, substitute)
     ],
 )
 def test_workflow_checks_the_noise_protocol_before_any_job(tmp_path, overrides, fragment):
-    from tests.test_workflow import load_test_config, snakemake
+    from tests.workflow.test_workflow import load_test_config, snakemake
 
     config = load_test_config()
     config.update(benchmarks=["rastrigin"], benchmark_options={"rastrigin": overrides})
@@ -316,7 +316,7 @@ def test_workflow_checks_the_noise_protocol_before_any_job(tmp_path, overrides, 
 def test_wdbo_paper_config_covers_the_papers_whole_table(tmp_path):
     import yaml
 
-    from tests.test_workflow import REPO, snakemake
+    from tests.workflow.test_workflow import REPO, snakemake
     from tvbo.analysis.published import paper_table, published
 
     path = REPO / "config" / "wdbo_paper.yaml"

@@ -307,7 +307,7 @@ def test_write_fit_health_and_cli(hand_campaign: xr.Dataset, tmp_path: Path) -> 
 # workflow
 # ------------------------------------------------------------------------------------------------
 def test_workflow_plans_fit_health(tmp_path: Path) -> None:
-    from tests.test_workflow import load_test_config, planned_jobs, snakemake
+    from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake
 
     proc = snakemake(tmp_path, load_test_config(), "-n", "--cores", "1")
     assert proc.returncode == 0, proc.stderr + proc.stdout
@@ -316,7 +316,7 @@ def test_workflow_plans_fit_health(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_workflow_writes_fit_health(tmp_path: Path) -> None:
-    from tests.test_workflow import _tvbo_on_path, load_test_config, snakemake
+    from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
 
     _tvbo_on_path(tmp_path)
     config = load_test_config()
