@@ -260,7 +260,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "--benchmark-options", '{"oracle_grid_step": 2}',
         "--algorithm-options", '{"beta": {"kind": "const", "value": 2}}',
         "--max-iterations", "40", "--expert-cost", "0.3", "--expert-noise-var", "0.05",
-        "--threads", "2",
+        "--threads", "2", "--cost-cv", "0.25",
     ]  # fmt: skip
     status, _, stderr = run_cli(argv, capsys)
     assert status == 0, stderr
@@ -280,6 +280,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "cost_table": "icml",
         "cost": 0.0,
         "noise_var": 0.02,
+        "cost_cv": 0.25,
         "time_grid_step": 0.5,
         "stamp": "decide",
         "lookahead": True,

@@ -199,7 +199,7 @@ SAMPLES: dict[str, Any] = {
     "noise_var": 0.02, "benchmark_options": {"oracle_grid_step": 2, "path": "it's/x.nc"},
     "algorithm_options": {"beta": {"kind": "const", "value": 2}}, "evaluators": 4,
     "pending": "kriging-believer", "overlap": True, "oracle_table": "o.npz", "threads": 2,
-    "seed": 7, "speed": 2.5,
+    "seed": 7, "speed": 2.5, "cost_cv": 0.5,
 }
 
 

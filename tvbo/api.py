@@ -102,6 +102,7 @@ def simulate(
     overlap: bool = False,
     pending: str = "hallucinate",
     recommendation: str | None = None,
+    cost_cv: float | None = None,
     progress: Callable[[float, float, int], None] | None = None,
     oracle_table: str | Path | None = None,
     threads: int | None = 1,
@@ -127,7 +128,9 @@ def simulate(
     still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
     the recommendation current at each instant) are those of :mod:`tvbo.sim.parallel`; with
     k > 1 or overlap the run's ``algorithm`` key is labelled ``<name>@k<k>[+overlap]``
-    (:func:`tvbo.sim.parallel.parallel_label`). Bad input raises ``ValueError`` naming the problem.
+    (:func:`tvbo.sim.parallel.parallel_label`). ``cost_cv`` spreads the evaluation times (Gamma,
+    mean c; :meth:`tvbo.sim.engine.Engine.evaluation_time`), so evaluations finish out of order.
+    Bad input raises ``ValueError`` naming the problem.
     """
     arguments = dict(locals())  # first: exactly the keywords, every run option among them
     run_options = {o.name: arguments[o.name] for o in RUN_SPEC}

@@ -327,6 +327,13 @@ RUN_SPEC: tuple[RunOption, ...] = (
               engine=True,
               config_help="Compute the next query while evaluations run (a grid dimension: [false],"
               " [true] or [false, true]). Not for abo or sparq-gp-ucb."),
+    RunOption("cost_cv", "float", None,
+              "coefficient of variation of each evaluation's duration: durations are Gamma "
+              "distributed with mean c (the cost) and this CV, drawn from a random stream of their "
+              "own, so evaluations finish out of order with k > 1; none or 0 = every evaluation "
+              "takes exactly c",
+              nullable=True, minimum=0.0, maximum=10.0, metavar="CV", config="cost_cv",
+              workflow="campaign", engine=True),
     RunOption("oracle_table", "path", None,
               "f*(t) table written by `tvbo oracle` for this benchmark configuration (default: "
               "the run builds its own; a table for another configuration is an error)",

@@ -50,6 +50,9 @@ RECOMMENDATIONS: tuple[str, ...] = ("latest", "posterior-mean")
 #: documented upper limit of ``evaluators`` (a SimPy process per evaluator; larger k is a
 #: different regime -- batch BO -- that this engine does not model)
 MAX_EVALUATORS = 64
+#: the largest coefficient of variation of evaluation times (a Gamma with cv 10 has shape 0.01:
+#: almost every draw is ~0 and a rare one is enormous; beyond that it is no longer a duration model)
+MAX_COST_CV = 10.0
 
 #: consecutive zero-duration iterations tolerated before the run is declared stuck
 _MAX_ZERO_ITERATIONS = 1000
@@ -76,6 +79,9 @@ class EngineOptions:
     #: None = the benchmark's evaluation cost / noise variance
     expert_cost: float | None = None
     expert_noise_var: float | None = None
+    #: coefficient of variation of each evaluation's duration (mean: the benchmark's cost c);
+    #: None or 0 = every evaluation takes exactly c (see :meth:`Engine.evaluation_time`)
+    cost_cv: float | None = None
 
     def __post_init__(self) -> None:
         # Counts must be integers: NaN passes "< 1" (every comparison with NaN is False), so
@@ -119,11 +125,21 @@ class EngineOptions:
         noise = self.expert_noise_var
         if noise is not None and not (noise >= 0 and math.isfinite(noise)):
             raise ValueError(f"expert_noise_var must be >= 0 and finite, got {noise!r}")
+        cv = self.cost_cv
+        if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Real)
+                               or not (math.isfinite(cv) and 0 <= cv <= MAX_COST_CV)):
+            raise ValueError(f"cost_cv must be a number in [0, {MAX_COST_CV:g}], got {cv!r}")
+        if cv is not None:
+            object.__setattr__(self, "cost_cv", float(cv))
 
 
 def seed_streams(seed: int) -> dict[str, np.random.Generator]:
-    """Independent random streams of one run: a change in one never shifts another."""
-    names = ("warmup", "noise", "algorithm", "expert")
+    """Independent random streams of one run: a change in one never shifts another.
+
+    A stream is child ``i`` of the seed's ``SeedSequence`` whatever the number of streams, so a
+    stream appended to the end (``duration``, read only when ``cost_cv`` > 0) leaves the others,
+    and every run file made before it, bit-identical."""
+    names = ("warmup", "noise", "algorithm", "expert", "duration")
     children = np.random.SeedSequence(int(seed)).spawn(len(names))
     return {n: np.random.default_rng(c) for n, c in zip(names, children, strict=True)}
 
@@ -167,6 +183,22 @@ class Engine:
             temporal_kernel=getattr(benchmark, "temporal_kernel", "matern32"),
             candidate_priors=tuple(getattr(benchmark, "candidate_priors", ()) or ()),
         )
+
+    def evaluation_time(self) -> float:
+        """Seconds one evaluation occupies its evaluator: the cost c, or with ``cost_cv`` > 0 a
+        Gamma draw with mean c and that coefficient of variation (shape 1/cv^2, scale c cv^2).
+
+        Why Gamma: durations stay positive, the mean stays the published c (so the average
+        throughput of k evaluators is unchanged), and cv alone sets how much they spread (cv = 1
+        is exponential; hyperparameter-optimisation simulators use the same family for job
+        times). The draws come from the run's own ``duration`` stream, so they never shift the
+        noise, warm-up or algorithm streams."""
+        cost = float(self.benchmark.cost)
+        cv = self.options.cost_cv
+        if not cv or cost == 0.0:
+            return cost
+        shape = 1.0 / (cv * cv)
+        return float(self.streams["duration"].gamma(shape, cost / shape))
 
     # -- pricing --------------------------------------------------------------------------------
     def _charge(self, call: str, outer_phase: str, warmup: bool) -> dict[str, float]:
@@ -229,7 +261,7 @@ class Engine:
             with self.evaluator.request() as slot:
                 yield slot
                 y = float(self.benchmark.sample(x, t_sample, self.streams["noise"]))
-                yield env.timeout(float(self.benchmark.cost))
+                yield env.timeout(self.evaluation_time())
             t_available = env.now
             self.work.clear()
             stamp = t_sample if opts.stamp == "sample" else t_decide

@@ -132,9 +132,10 @@ def parallel_process(engine):
                 q.dropped = True  # would be sampled after H: never evaluated
             else:
                 q.busy_at_sample = engine.evaluator.count
-                busy.append((q.t_sample, q.t_sample + float(bench.cost)))
+                duration = engine.evaluation_time()
+                busy.append((q.t_sample, q.t_sample + duration))
                 q.y = float(bench.sample(q.x, q.t_sample, engine.streams["noise"]))
-                yield env.timeout(float(bench.cost))
+                yield env.timeout(duration)
                 q.t_available = env.now
         outstanding.remove(q)
         if not q.dropped:
