@@ -41,12 +41,17 @@ class HasPriorCovariance(Protocol):
 
 
 class HasInformationGain(Protocol):
-    """A model with per-point noise that gives Theorem 3.1's log-det term (and its size)."""
+    """A posterior with per-point noise that gives Theorem 3.1's log-det term
+    (:class:`tvbo.models.HasPointNoise`), its data and its predictions (the exact GP)."""
 
     n: int
+    X: np.ndarray
+    y: np.ndarray
     work: WorkCounter
 
     def information_gain(self) -> float: ...
+
+    def predict(self, X, t, *, grad: bool = False, include_noise: bool = False): ...
 
 
 def n_expert_queries(t: float, *, scale: float = 6.0, fixed: int | None = None) -> int:

@@ -106,6 +106,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from tvbo.acquisition import AcquisitionOptimizer, make_beta
+from tvbo.acquisition.beta import root_beta
 from tvbo.acquisition.expert import (
     ExpertUCBBeta,
     expert_locations,
@@ -790,13 +791,13 @@ class ExpertUCB(Acquisition):
             return self.context.rng.uniform(0.0, 1.0, size=problem.d)
         post = model.condition()
         beta = self.beta(post, problem.d, self.calls)
-        self._stats.update(beta=math.sqrt(beta), information_gain=post.information_gain())
+        self._stats.update(beta=root_beta(beta), information_gain=post.information_gain())
         return maximize_ucb(post, beta, self.optimizer, problem.d, self.context.rng,
                             candidates=problem.candidates)
 
     def root_beta(self, posterior: ExactGP) -> float:
         """The multiplier of sigma in the UCB (recorded as the state ``beta``)."""
-        return math.sqrt(self.beta(posterior, self.context.problem.d, self.calls))
+        return root_beta(self.beta(posterior, self.context.problem.d, self.calls))
 
     # -- records ---------------------------------------------------------------------------------
     def state(self) -> dict[str, float]:
