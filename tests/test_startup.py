@@ -54,9 +54,8 @@ for name in presets.PRESETS:
     defined["presets"][name] = "tvbo.algorithms.presets"
 import tvbo.algorithms as algorithms
 algorithms.load_all()
-from tvbo.algorithms import pegpucb, sparq
+from tvbo.algorithms import pegpucb
 defined["classes"] = {n: c.__module__ + ":" + c.__qualname__ for n, c in pegpucb.ALGORITHMS.items()}
-defined["classes"][sparq.NAME] = "tvbo.algorithms.sparq:SparQGPUCB"
 defined["custom"] = sorted(algorithms._CUSTOM)
 print(json.dumps(defined))
 """

@@ -57,3 +57,32 @@ def test_rule_beta_squares_a_root_rule_and_ucb_recovers_it_bit_for_bit():
         assert np.sqrt(rule_beta(rule, information_gain=float(gain))) == r
     wdbo = beta_rule("wdbo")
     assert rule_beta(wdbo, d=2, n=10) == wdbo(d=2, n=10)
+
+
+def test_expert_ucb_beta_and_step_use_the_shared_rule_ucb_and_optimiser():
+    from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
+    from tvbo.acquisition.expert import ExpertUCBBeta, maximize_ucb
+
+    rng = np.random.default_rng(3)
+    X = rng.random((6, 1))
+    y = np.sin(6 * X[:, 0])
+    gp = ExactGP(SeparableKernel(space="rbf", time=None), HP, work=WorkCounter())
+    gp.set_standardization(float(np.mean(y)), float(np.std(y)))
+    gp.set_data(X, None, y, noise=rng.uniform(0.01, 0.1, size=6))
+    # the paper's beta: Theorem 3.1's sqrt(beta) on the model's information gain, squared
+    paper = ExpertUCBBeta(delta=0.05, rkhs_norm=0.5)
+    root = math.sqrt(2 * math.log(2 / 0.05) + 2 * gp.information_gain()) + 0.5
+    assert paper(gp, 1, 3) == pytest.approx(root**2, rel=1e-14)
+    # a schedule gets (d, the model's n, the call count)
+    assert ExpertUCBBeta(make_beta("wdbo"))(gp, 1, 3) == pytest.approx(0.2 * math.log(12))
+    assert ExpertUCBBeta(make_beta("log"))(gp, 1, 3) == pytest.approx(0.8 * math.log(12))
+    # the step: the shared optimiser on the shared UCB, from the incumbent
+    optimizer = AcquisitionOptimizer(n_restarts=3, raw_samples=32, maxiter=50)
+    x = maximize_ucb(gp, 4.0, optimizer, 1, np.random.default_rng(0))
+    grid = np.linspace(0, 1, 2001)[:, None]
+    best = float(ucb(gp, grid, None, 4.0, grad=False)[0].max())
+    assert float(ucb(gp, x[None, :], None, 4.0, grad=False)[0][0]) >= best - 1e-6
+    candidates = np.array([[0.1], [0.5], [0.9]])
+    pick = maximize_ucb(gp, 4.0, optimizer, 1, np.random.default_rng(0), candidates=candidates)
+    values = ucb(gp, candidates, None, 4.0, grad=False)[0]
+    np.testing.assert_array_equal(pick, candidates[int(np.argmax(values))])

@@ -7,17 +7,29 @@ hyperparameters, no noise term). Dispersed locations are the ones whose fresh an
 posterior variance the most, which is why the decision is an acquisition: it reads the model and
 chooses inputs. The kernel matrix is charged by the model (:meth:`ExactGP.prior_covariance`), the
 chain by the sampler (:func:`tvbo.acquisition.dpp.sample_mdpp`) on the model's work counter.
+
+The UCB that follows the expert's answers (eq. (18)) is here too: :class:`ExpertUCBBeta` is its
+beta -- Theorem 3.1's rule (registered ``"sparq-gp-ucb"``) on the model's information gain, or
+any schedule of :func:`tvbo.acquisition.make_beta` -- and :func:`maximize_ucb` maximises the
+shared :func:`tvbo.acquisition.ucb.ucb` with the shared optimiser from the incumbent.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
+from tvbo.acquisition.beta import BetaSchedule, beta_rule, rule_beta
 from tvbo.acquisition.dpp import MDPPSample, sample_mdpp
+from tvbo.acquisition.optimize import AcquisitionOptimizer
+from tvbo.acquisition.ucb import ucb
 from tvbo.work import WorkCounter
+
+#: the registered beta rule of SparQ-GP-UCB's Theorem 3.1 (:mod:`tvbo.acquisition.beta`)
+PAPER_RULE = "sparq-gp-ucb"
 
 
 class HasPriorCovariance(Protocol):
@@ -26,6 +38,20 @@ class HasPriorCovariance(Protocol):
     work: WorkCounter
 
     def prior_covariance(self, X: np.ndarray, T=None) -> np.ndarray: ...
+
+
+class HasInformationGain(Protocol):
+    """A posterior with per-point noise that gives Theorem 3.1's log-det term
+    (:class:`tvbo.models.HasPointNoise`), its data and its predictions (the exact GP)."""
+
+    n: int
+    X: np.ndarray
+    y: np.ndarray
+    work: WorkCounter
+
+    def information_gain(self) -> float: ...
+
+    def predict(self, X, t, *, grad: bool = False, include_noise: bool = False): ...
 
 
 def n_expert_queries(t: float, *, scale: float = 6.0, fixed: int | None = None) -> int:
@@ -60,3 +86,57 @@ def expert_locations(
     """
     K = model.prior_covariance(ground)
     return sample_mdpp(K, queries, n_steps, rng, work=model.work)
+
+
+@dataclass(frozen=True)
+class ExpertUCBBeta:
+    """beta of SparQ-GP-UCB's UCB on the sparse set (eq. (18)).
+
+    ``schedule=None`` is the paper's rule (Theorem 3.1 / Proposition 4, registered
+    ``"sparq-gp-ucb"``: ``sqrt(beta_t) = sqrt(2 ln(2/delta) + ln det(Sigma+K) - ln det Sigma) +
+    rkhs_norm``, the log-dets from the model's ``information_gain``); a schedule of
+    :func:`tvbo.acquisition.make_beta` is called with (d, the model's n, the call count). Both
+    return beta for :func:`tvbo.acquisition.ucb.ucb` (which takes its square root).
+    """
+
+    schedule: BetaSchedule | None = None
+    delta: float = 0.05
+    rkhs_norm: float = 1.0
+
+    def __call__(self, model: HasInformationGain, d: int, calls: int) -> float:
+        if self.schedule is None:
+            return rule_beta(
+                beta_rule(PAPER_RULE),
+                information_gain=model.information_gain(),
+                delta=self.delta,
+                rkhs_norm=self.rkhs_norm,
+            )
+        return self.schedule(d, model.n, calls)
+
+
+def maximize_ucb(
+    model: HasInformationGain,
+    beta: float,
+    optimizer: AcquisitionOptimizer,
+    d: int,
+    rng: np.random.Generator,
+    *,
+    candidates: np.ndarray | None = None,
+) -> np.ndarray:
+    """argmax_x of the shared UCB on ``model`` (a purely spatial posterior), by the shared
+    multi-start optimiser with the incumbent (largest y held) as an extra start; the
+    optimiser's work is charged to the model's counter."""
+
+    def acquisition(X: np.ndarray, grad: bool):
+        return ucb(model, X, None, beta, grad=grad)
+
+    incumbent = model.X[[int(np.argmax(model.y))]] if model.n else None
+    x, _ = optimizer.maximize(
+        acquisition,
+        d,
+        rng,
+        candidates=candidates,
+        extra_starts=incumbent,
+        work=model.work,
+    )
+    return np.asarray(x, float)

@@ -15,9 +15,10 @@ it. In a composed algorithm the models, optimisers and policies count their own 
 their own phases (:mod:`tvbo.algorithms.composed`); the algorithm only hands the counter on.
 ``state()`` returns the scalars worth recording each iteration.
 
-Note (issue 11): ``side_queries`` / ``ingest_side`` widen this base class for SparQ-GP-UCB's
-expert queries; narrowing it (e.g. to a capability protocol the engine checks) needs sparq.py
-and sim/engine.py, which are outside this change.
+``side_queries`` / ``ingest_side`` are the engine's side-query protocol (SparQ-GP-UCB's expert;
+default: none). A composed algorithm serves them through the one part with the
+:class:`~tvbo.algorithms.components.SideQueries` capability (SparQ's ``expert-ucb``
+acquisition), found once at construction.
 """
 
 from __future__ import annotations

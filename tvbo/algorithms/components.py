@@ -31,7 +31,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -549,6 +549,10 @@ class DatasetPolicy(Component):
     """
 
 
+    #: False for a policy that masks observations instead of removing them (SparQ-GP-UCB's
+    #: discard rule): no removal can happen, so the run records no ``removed_total``
+    removes: ClassVar[bool] = True
+
     def bind(self, context: PartContext, *, surrogate: Surrogate,  # type: ignore[override]
              removal: RemovalRule | None, editor: DatasetEditor) -> None:
         super().bind(context)
@@ -574,6 +578,26 @@ class DatasetPolicy(Component):
         """:meth:`after_fit` in the ``clean`` phase."""
         with self.context.work.phase("clean"):
             self.after_fit(now=now, warmup=warmup)
+
+
+# -- capability: side queries (SparQ-GP-UCB's expert) -----------------------------------------
+@runtime_checkable
+class SideQueries(Protocol):
+    """A part that asks side queries -- an EXPERT's fresh values of f -- before each proposal.
+
+    The engine's side-query protocol (:meth:`Algorithm.side_queries` then
+    :meth:`Algorithm.ingest_side`, phase ``side``) is served by
+    :class:`~tvbo.algorithms.composed.ComposedAlgorithm` through the one part of its composition
+    that has this capability (found once, at construction). The answers complete the iteration's
+    data, so the composed algorithm fits once they are in (in ``propose``), not after ``ingest``.
+    """
+
+    def side_queries(self, surrogate: Surrogate, t: float) -> np.ndarray | None:
+        """Points (m, d) to ask the expert about at time ``t``, or None."""
+
+    def ingest_side(self, surrogate: Surrogate, X: np.ndarray, T: np.ndarray,
+                    Y: np.ndarray) -> None:
+        """The expert's answers ``Y`` at ``X``, sampled at times ``T``."""
 
 
 class KeepAll(DatasetPolicy):

@@ -15,6 +15,7 @@ from tvbo.algorithms.components import (
     DatasetPolicy,
     PartContext,
     RemovalRule,
+    SideQueries,
     Surrogate,
     build_component,
 )
@@ -28,6 +29,12 @@ class ComposedAlgorithm(Algorithm):
     ``ingest``: ``policy.before_append`` -> append -> fit (post-warm-up; phase ``fit``) ->
     ``policy.after_fit`` (phase ``clean``). Fitting after the observation is the order of W-DBO's
     and BOLT's Algorithm 1 (and of the W-DBO reference code's ``tell``).
+
+    Side queries (SparQ-GP-UCB's expert): the engine's ``side_queries`` / ``ingest_side`` go to
+    the one part with the :class:`~tvbo.algorithms.components.SideQueries` capability (none:
+    no side queries). With such a part the iteration's data is complete only once the answers
+    are in, so the post-warm-up fit moves from ``ingest`` to ``propose`` (SparQ's Algorithm 1:
+    observe, discard, ask the expert, fit, UCB).
 
     The protocol never touches the work counter: the model charges its fits to ``fit``
     (:meth:`Surrogate.refit`), the policy its hooks to ``clean``
@@ -58,6 +65,12 @@ class ComposedAlgorithm(Algorithm):
         composition = Composition(self.surrogate, self.acquisition, self.dataset, self.removal)
         for part in self.parts():
             part.check_composition(composition)
+        # the one part that asks side queries (SparQ-GP-UCB's expert), if any: checked once
+        sides = [part for part in self.parts() if isinstance(part, SideQueries)]
+        if len(sides) > 1:
+            raise ValueError(f"algorithm {name!r}: at most one part may ask side queries, got "
+                             f"{', '.join(part.kind for part in sides)}")
+        self.side: SideQueries | None = sides[0] if sides else None
         self.editor = DatasetEditor(self.surrogate)
         self._stale_fit = False
 
@@ -116,7 +129,20 @@ class ComposedAlgorithm(Algorithm):
 
     def parallel_blocker(self) -> str | None:
         reason = getattr(self.acquisition, "parallel_blocker", None)
-        return reason or super().parallel_blocker()
+        if reason:
+            return reason
+        if self.side is not None:
+            return "it asks the expert side queries inside each iteration (sequential protocol)"
+        return None
+
+    # -- side queries: served by the part that has the capability -------------------------------
+    def side_queries(self, t: float) -> np.ndarray | None:
+        return None if self.side is None else self.side.side_queries(self.surrogate, t)
+
+    def ingest_side(self, X: np.ndarray, T: np.ndarray, Y: np.ndarray) -> None:
+        if self.side is not None:
+            self.side.ingest_side(self.surrogate, X, T, Y)
+            self._stale_fit = True  # the iteration's data is complete: fit in propose
 
     def supports_pending(self) -> bool:
         return bool(self.surrogate.supports_fantasy) and self.acquisition.kind == "ucb"
@@ -135,7 +161,7 @@ class ComposedAlgorithm(Algorithm):
         self.dataset.clean_before_append(x, t, y, now=now, warmup=warmup)  # "clean" phase
         self.surrogate.append(x, t, y)
         self._stale_fit = True
-        if not warmup:
+        if not warmup and self.side is None:  # with side queries: after the answers (propose)
             self.surrogate.refit()
             self._stale_fit = False
         self.dataset.clean_after_fit(now=now, warmup=warmup)
@@ -144,7 +170,9 @@ class ComposedAlgorithm(Algorithm):
         return self.surrogate.n
 
     def state(self) -> dict[str, float]:
-        out: dict[str, float] = {"removed_total": float(self.removed_total)}
+        out: dict[str, float] = {}
+        if self.dataset.removes:
+            out["removed_total"] = float(self.removed_total)
         for part in self.parts():
             out.update(part.state())
         return out

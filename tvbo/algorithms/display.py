@@ -109,7 +109,7 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     # the cold start is tvbo's fix for a fit trapped in the "all noise" optimum (sparq.py)
     "sparq-gp-ucb": AlgorithmInfo(
         "SparQ-GP-UCB",
-        safeguards={"fit_cold_start": (False,)},
+        safeguards={"surrogate.fit_cold_start": (False,)},
         robust_note="every hyperparameter fit also starts from the initial values",
     ),
     # "pre": the pre-update sigma the proof needs; Algorithm 1 as printed uses the posterior one
