@@ -37,6 +37,7 @@ __all__ = [
     "HillsShape",
     "PriorKernel",
     "hills_priors",
+    "prior_posterior",
 ]
 
 #: number of hills and of candidate priors of the toy (prior 0 = equal hills, prior n = hill n-1
@@ -304,3 +305,12 @@ class CandidatePrior:
     def kernel(self, X1: np.ndarray, T1: np.ndarray, X2: np.ndarray, T2: np.ndarray) -> np.ndarray:
         """k((x, t), (x', t')) between two point sets; times in seconds."""
         return self.space_time_kernel().matrix(X1, T1, X2, T2, self.hyperparameters)
+
+
+def prior_posterior(log_evidence: np.ndarray) -> np.ndarray:
+    """``P(p | D)`` over candidate priors from their log evidences, uniform hyperprior
+    ``P(p) = 1/|U|`` ([P2] B.7.2): ``exp(lml - max lml)``, normalised (shifted by the maximum
+    so the largest weight is 1 and nothing underflows to an all-zero vector)."""
+    lml = np.asarray(log_evidence, float)
+    w = np.exp(lml - lml.max())
+    return w / w.sum()
