@@ -100,11 +100,11 @@ from tvbo.algorithms.components import (
     register_component,
 )
 from tvbo.algorithms.presets import register_preset
+from tvbo.gp.exact import ExactGP
 from tvbo.models.candidate_prior import (
     EMPIRICAL,
     PRIOR_KEYS,
     CandidatePrior,
-    PriorMeanGP,
     hills_priors,
     prior_posterior,
 )
@@ -215,7 +215,7 @@ class CandidatePriorsSurrogate(Surrogate):
         #: ``priors="benchmark"``: resolved at bind from ``ProblemInfo.candidate_priors``
         self.priors: list[CandidatePrior] = [] if priors == "benchmark" else parse_priors(priors)
         self._priors_option = priors
-        self.gps: list[PriorMeanGP] = []
+        self.gps: list[ExactGP] = []
         self.active = np.ones(len(self.priors), bool)
         #: False when the acquisition consults no model (random search): no GP takes data
         self.models_used = True
