@@ -17,7 +17,7 @@ from tvbo.benchmarks.hills import TRUE_PRIOR, AlternatingSearchSpace, HillsShape
 from tvbo.benchmarks.intel_priors import day_prior, kronecker_log_likelihood
 from tvbo.work import WorkCounter
 
-assert pe.register_algorithms() == []  # registered when the package was imported
+assert set(pe.PRESET_SPECS) <= set(tvbo.algorithms.PRESETS)  # registered on import
 
 SPACE = {"step_seconds": 1.0, "exclude": [0.05, 0.17], "period": 2}
 ALGS = ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing", "random-search")
@@ -77,6 +77,75 @@ def test_prior_gp_temporal_factor_and_hills_mean():
     assert np.argmax(m) == 1 and m[1] == pytest.approx(3.0 + neighbours, abs=1e-5)
 
 
+# -- the family as presets of registered parts ------------------------------------------------
+ACQUISITION_KINDS = {"pe-gp-ucb": "prior-elimination", "mle-prior": "mle-prior",
+                     "bayes-prior": "bayes-prior", "regret-balancing": "regret-balancing",
+                     "random-search": "random-search"}
+
+
+@pytest.mark.parametrize("name", ALGS)
+def test_each_algorithm_is_a_preset_of_registered_parts(name):
+    from tvbo import registry
+    from tvbo.algorithms.components import ACQUISITIONS, SURROGATES
+    from tvbo.algorithms.composed import ComposedAlgorithm
+    from tvbo.algorithms.presets import PRESETS
+
+    entry = registry.entry("algorithms", name)
+    assert entry.kind == "preset" and entry.module == "tvbo.algorithms.pegpucb"
+    spec = PRESETS[name]
+    assert spec["surrogate"]["kind"] == "candidate-priors"
+    assert spec["acquisition"]["kind"] == ACQUISITION_KINDS[name]
+    assert spec["dataset"] == {"kind": "keep-all"} and spec["removal"] is None
+    alg = make(name)
+    assert isinstance(alg, ComposedAlgorithm) and alg.preset == name
+    assert type(alg.surrogate) is SURROGATES["candidate-priors"]
+    assert type(alg.acquisition) is ACQUISITIONS[ACQUISITION_KINDS[name]]
+    for role, kind in (("surrogate", "candidate-priors"),
+                       ("acquisition", ACQUISITION_KINDS[name])):
+        assert registry.entry("components", f"{role}/{kind}") is not None
+    # the run file's options rebuild the same algorithm
+    assert make(name, **alg.options()).options() == alg.options()
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "message"),
+    [
+        # a misplaced option names the part it belongs to and the valid ones
+        ("pe-gp-ucb", {"acquisition": {"priors": "hills"}},
+         r"acquisition 'prior-elimination': unknown option\(s\) \['priors'\]; valid: .*"
+         r"'priors' is an option of surrogate 'candidate-priors'"),
+        ("mle-prior", {"surrogate": {"beta": 2.0}},
+         r"surrogate 'candidate-priors': unknown option\(s\) \['beta'\]; valid: \['priors'\]"
+         r".*'beta' is an option of acquisition 'mle-prior'"),
+        # an option of another preset's part is unknown here, and the parts' options are listed
+        ("mle-prior", {"test_sigma": "post"},
+         r"unknown option 'test_sigma'.*surrogate 'candidate-priors': \['priors'\]; "
+         r"acquisition 'mle-prior': \['beta'"),
+        # the parts only compose with each other
+        ("pe-gp-ucb", {"acquisition": "ucb"}, "needs a candidate-prior acquisition"),
+        ("gp-ucb", {"acquisition": "mle-prior"}, "needs the 'candidate-priors' surrogate"),
+        ("regret-balancing", {"dataset": {"kind": "sliding-window"}}, "keep-all"),
+    ],
+)
+def test_misplaced_or_incompatible_options_name_the_part(name, options, message):
+    with pytest.raises(ValueError, match=message):
+        make(name, **options)
+
+
+def test_random_search_consults_no_model():
+    cands = np.linspace(0, 1, 11)[:, None]
+    work = WorkCounter()
+    alg = make("random-search")
+    alg.setup(ProblemInfo(d=1, candidates=cands), np.random.default_rng(0), work,
+              clock=lambda: 0.0)
+    for k in range(4):
+        x = alg.propose(float(k))
+        alg.ingest(x, float(k), 0.5, now=k + 1.0, warmup=False)
+    assert alg.dataset_size() == 4 and alg.surrogate.X.shape == (4, 1)
+    assert all(gp.n == 0 for gp in alg.surrogate.gps)
+    assert work.counts() == {} and alg.state() == {}
+
+
 # -- PE-GP-UCB's defining behaviour ----------------------------------------------------------
 def two_priors(wrong_mean=5.0):
     base = {"space_kernel": "rbf", "signal_var": 0.05, "lengthscale_space": 0.2, "noise_var": 0.01}
@@ -88,8 +157,8 @@ def test_eliminates_a_prior_whose_errors_exceed_the_bound():
     alg = setup(make("pe-gp-ucb", priors=two_priors(), horizon_steps=50), cands)
     rng = np.random.default_rng(0)
     x = alg.propose(0.0)
-    assert alg.selected == 1  # the wrong prior claims 5: it is the optimistic one
-    width = alg._pending[3] * alg._pending[4]  # beta_1 sigma_0(x_1)
+    assert alg.acquisition.selected == 1  # the wrong prior claims 5: it is the optimistic one
+    width = alg.acquisition._pending[3] * alg.acquisition._pending[4]  # beta_1 sigma_0(x_1)
     y = 0.1 * rng.normal()  # f = 0 (the true prior's mean), noise R = 0.1
     alg.ingest(x, 0.0, y, now=1.0, warmup=False)
     # independent check of the test: |eta| > sqrt(xi_1 * 1) + beta_1 sigma_0(x)
@@ -97,24 +166,24 @@ def test_eliminates_a_prior_whose_errors_exceed_the_bound():
     assert abs(y - 5.0) > math.sqrt(xi) + width
     s = alg.state()
     assert s["eliminated_prior"] == 1 and s["n_priors"] == 1
-    assert not alg.active[1] and alg.active[0]
+    assert not alg.surrogate.active[1] and alg.surrogate.active[0]
     for k in range(1, 15):  # never comes back, and the true prior survives
         x = alg.propose(float(k))
-        assert alg.selected == 0
+        assert alg.acquisition.selected == 0
         alg.ingest(x, float(k), 0.1 * rng.normal(), now=k + 1.0, warmup=False)
-    assert alg.active.tolist() == [True, False]
+    assert alg.surrogate.active.tolist() == [True, False]
 
 
 def test_elimination_test_uses_the_pre_update_sigma():
     cands = np.linspace(0, 1, 11)[:, None]
     alg = setup(make("pe-gp-ucb", priors=two_priors(0.0), beta=2.0), cands)
-    prior = alg.priors[0]
+    prior = alg.surrogate.priors[0]
     rng = np.random.default_rng(3)
     X, Y = [], []
     for k in range(6):
         x = alg.propose(float(k))
-        p, beta = alg.selected, math.sqrt(2.0)
-        before = alg.sum_width[p]
+        p, beta = alg.acquisition.selected, math.sqrt(2.0)
+        before = alg.acquisition.sum_width[p]
         y = float(rng.normal(0, 0.2))
         alg.ingest(x, float(k), y, now=k + 1.0, warmup=False)
         if X:
@@ -124,7 +193,7 @@ def test_elimination_test_uses_the_pre_update_sigma():
         X.append(x)
         Y.append(y)
         _, sd_post, _ = dense_posterior(prior, np.array(X), np.array(Y), x[None])
-        added = alg.sum_width[p] - before
+        added = alg.acquisition.sum_width[p] - before
         assert added == pytest.approx(beta * sd_pre[0], rel=1e-9)
         assert added > beta * sd_post[0] * (1 + 1e-6)  # the post-update width is smaller
 
@@ -133,21 +202,22 @@ def test_post_update_sigma_option_uses_the_updated_posterior():
     """``test_sigma="post"``: Algorithm 1's line 12 as printed (sigma_i, after y_i joined D)."""
     cands = np.linspace(0, 1, 11)[:, None]
     alg = setup(make("pe-gp-ucb", priors=two_priors(0.0), beta=2.0, test_sigma="post"), cands)
-    prior = alg.priors[0]
+    prior = alg.surrogate.priors[0]
     rng = np.random.default_rng(3)
     X, Y = [], []
     for k in range(5):
         x = alg.propose(float(k))
-        p, mu_pre = alg.selected, alg._pending[2]
-        before_w, before_e = alg.sum_width[p], alg.sum_eta[p]
+        p, mu_pre = alg.acquisition.selected, alg.acquisition._pending[2]
+        before_w, before_e = alg.acquisition.sum_width[p], alg.acquisition.sum_eta[p]
         y = float(rng.normal(0, 0.2))
         alg.ingest(x, float(k), y, now=k + 1.0, warmup=False)
         X.append(x)
         Y.append(y)
         _, sd_post, _ = dense_posterior(prior, np.array(X), np.array(Y), x[None])
-        assert alg.sum_width[p] - before_w == pytest.approx(math.sqrt(2.0) * sd_post[0], rel=1e-9)
-        assert alg.sum_eta[p] - before_e == pytest.approx(y - mu_pre)  # eta: pre-update mean
-    assert alg.options()["test_sigma"] == "post"
+        acq = alg.acquisition
+        assert acq.sum_width[p] - before_w == pytest.approx(math.sqrt(2.0) * sd_post[0], rel=1e-9)
+        assert acq.sum_eta[p] - before_e == pytest.approx(y - mu_pre)  # eta: pre-update mean
+    assert alg.options()["acquisition"]["test_sigma"] == "post"
 
 
 def test_first_tie_rule_is_deterministic_and_takes_the_lowest_index():
@@ -159,21 +229,21 @@ def test_first_tie_rule_is_deterministic_and_takes_the_lowest_index():
     for seed in range(5):
         alg = setup(make("pe-gp-ucb", priors=twins, ties="first"), cands, seed=seed)
         x = alg.propose(0.0)
-        assert alg.selected == 0 and x[0] == 0.0
+        assert alg.acquisition.selected == 0 and x[0] == 0.0
     picked = set()
     for seed in range(20):
         alg = setup(make("pe-gp-ucb", priors=twins), cands, seed=seed)
         x = alg.propose(0.0)
-        picked.add((alg.selected, float(x[0])))
+        picked.add((alg.acquisition.selected, float(x[0])))
     assert {p for p, _ in picked} == {0, 1} and len(picked) > 5
     # MLE with no data: every evidence is 0 -> prior 0; RB: the least-played prior of lowest index
     mle = setup(make("mle-prior", priors=twins, ties="first"), cands, seed=7)
     mle.propose(0.0)
-    assert mle.selected == 0
+    assert mle.acquisition.selected == 0
     rb = setup(make("regret-balancing", priors=twins, ties="first"), cands, seed=7)
     for k in range(3):
         x = rb.propose(float(k))
-        assert rb.selected == k
+        assert rb.acquisition.selected == k
         rb.ingest(x, float(k), 1.0, now=k + 1.0, warmup=False)
 
 
@@ -187,7 +257,7 @@ def test_hills_prior_set_follows_the_benchmark_options():
     np.testing.assert_allclose(true_mean, bench.shape.mean(TRUE_PRIOR, bench.grid))
     assert np.max(true_mean) == pytest.approx(4.0, abs=1e-2)
     alg = make("pe-gp-ucb", priors={"set": "hills", "signal_var": 0.3})
-    assert alg.options()["priors"] == {"set": "hills", "signal_var": 0.3}
+    assert alg.options()["surrogate"]["priors"] == {"set": "hills", "signal_var": 0.3}
     with pytest.raises(ValueError, match="unknown key"):
         pe.parse_priors({"set": "hills", "height": 2.0})
 
@@ -196,13 +266,13 @@ def test_at_most_one_elimination_per_step_and_keep_last():
     cands = np.linspace(0, 1, 5)[:, None]
     alg = setup(make("pe-gp-ucb", priors=two_priors()), cands)
     # only the selected prior is tested: a huge error is charged to prior 0 alone
-    assert alg.record_error(0, 100.0, 0.0, 1)
-    assert alg.active.tolist() == [False, True]
-    assert not alg.record_error(1, 100.0, 0.0, 2)  # keep_last: the last prior stays
+    assert alg.acquisition.record_error(0, 100.0, 0.0, 1)
+    assert alg.surrogate.active.tolist() == [False, True]
+    assert not alg.acquisition.record_error(1, 100.0, 0.0, 2)  # keep_last: the last prior stays
     strict = setup(make("pe-gp-ucb", priors=two_priors(), keep_last=False), cands)
-    strict.record_error(0, 100.0, 0.0, 1)
+    strict.acquisition.record_error(0, 100.0, 0.0, 1)
     with pytest.raises(RuntimeError, match="last surviving"):
-        strict.record_error(1, 100.0, 0.0, 2)
+        strict.acquisition.record_error(1, 100.0, 0.0, 2)
 
 
 def run_toy(name, seed, steps=60, **opts):
@@ -226,8 +296,8 @@ def test_true_prior_is_never_eliminated_on_30_seeds_of_the_toy():
     eliminated_true, eliminated_wrong = 0, 0
     for seed in range(30):
         alg, regret = run_toy("pe-gp-ucb", seed)
-        eliminated_true += int(not alg.active[TRUE_PRIOR])
-        eliminated_wrong += int((~alg.active).sum())
+        eliminated_true += int(not alg.surrogate.active[TRUE_PRIOR])
+        eliminated_wrong += int((~alg.surrogate.active).sum())
         assert np.all(regret >= -1e-12)
     assert eliminated_true == 0
     assert eliminated_wrong >= 30  # and it does eliminate wrong priors (more than one per run)
@@ -236,27 +306,28 @@ def test_true_prior_is_never_eliminated_on_30_seeds_of_the_toy():
 # -- baselines --------------------------------------------------------------------------------
 def test_mle_selects_the_maximum_likelihood_prior():
     alg, _ = run_toy("mle-prior", 0, steps=20)
-    X = alg.gps[0].X
-    ys = alg.gps[0].y
+    X = alg.surrogate.gps[0].X
+    ys = alg.surrogate.gps[0].y
+    T = alg.surrogate.gps[0].T
     ref = [
         multivariate_normal(
-            p.mean_at(X), p.kernel(X, alg.gps[0].T, X, alg.gps[0].T) + p.noise_var * np.eye(len(X))
+            p.mean_at(X), p.kernel(X, T, X, T) + p.noise_var * np.eye(len(X))
         ).logpdf(ys)
-        for p in alg.priors
+        for p in alg.surrogate.priors
     ]
     x = alg.propose(20.0)
-    assert alg.selected == int(np.argmax(ref))
-    np.testing.assert_allclose(alg.log_evidence, ref, rtol=1e-9)
+    assert alg.acquisition.selected == int(np.argmax(ref))
+    np.testing.assert_allclose(alg.acquisition.log_evidence, ref, rtol=1e-9)
     assert x.shape == (1,)
 
 
 def test_bayes_posterior_over_priors():
     alg, regret = run_toy("bayes-prior", 1, steps=20)
     alg.propose(20.0)
-    assert alg.posterior.sum() == pytest.approx(1.0)
-    lml = np.array([g.log_marginal_likelihood() for g in alg.gps])
+    assert alg.acquisition.posterior.sum() == pytest.approx(1.0)
+    lml = np.array([g.log_marginal_likelihood() for g in alg.surrogate.gps])
     ref = np.exp(lml - lml.max()) / np.exp(lml - lml.max()).sum()
-    np.testing.assert_allclose(alg.posterior, ref, rtol=1e-12)
+    np.testing.assert_allclose(alg.acquisition.posterior, ref, rtol=1e-12)
     assert alg.state()["selected_prior"] == np.argmax(ref)
     assert np.all(regret >= -1e-12)
 
@@ -264,11 +335,11 @@ def test_bayes_posterior_over_priors():
 def test_regret_balancing_plays_least_played_prior():
     alg, _ = run_toy("regret-balancing", 2, steps=11)
     # R^p(t) = t: the first |U| steps play each prior exactly once
-    assert alg.count.tolist() == [1] * 11 or alg.active.sum() < 11
+    assert alg.acquisition.count.tolist() == [1] * 11 or alg.surrogate.active.sum() < 11
     alg2, _ = run_toy("regret-balancing", 2, steps=40)
-    assert alg2.active.sum() >= 1
-    played = alg2.count[alg2.active]
-    assert played.max() - played.min() <= 1 or alg2.active.sum() == 1
+    assert alg2.surrogate.active.sum() >= 1
+    played = alg2.acquisition.count[alg2.surrogate.active]
+    assert played.max() - played.min() <= 1 or alg2.surrogate.active.sum() == 1
 
 
 def test_random_search_stays_in_the_search_space():
@@ -396,7 +467,7 @@ def test_options_of_empirical_priors_are_json():
     prior = pe.CandidatePrior(space_kernel="empirical", covariance=C, locations=np.eye(2))
     for name in ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing"):
         opts = json.loads(json.dumps(make(name, priors=[prior]).options()))
-        assert opts["priors"][0]["covariance"] == C.tolist()
+        assert opts["surrogate"]["priors"][0]["covariance"] == C.tolist()
 
 
 def write_day(path, day, seed, n_sensors=5, n_bins=48):
@@ -453,8 +524,8 @@ def test_benchmark_declares_the_intel_priors_and_the_algorithms_take_them(tmp_pa
         np.random.default_rng(0),
         WorkCounter(),
     )
-    assert len(alg.priors) == 2 and alg.priors[1].space_kernel == "empirical"
-    assert alg.active.tolist() == [True, True]
+    assert len(alg.surrogate.priors) == 2 and alg.surrogate.priors[1].space_kernel == "empirical"
+    assert alg.surrogate.active.tolist() == [True, True]
     ds = tvbo.simulate(
         "temperature-sensors",
         "pe-gp-ucb",
@@ -530,7 +601,7 @@ def test_intel_priors_from_a_prepared_day():
         t = 12.5 * k
         x = alg.propose(t)
         alg.ingest(x, t, float(bench.sample(x, t, rng)), now=t + 12.5, warmup=False)
-    assert alg.active.tolist() == [True, False]  # the shifted prior is eliminated
+    assert alg.surrogate.active.tolist() == [True, False]  # the shifted prior is eliminated
 
 
 def test_the_algorithms_import_no_benchmark_data_or_simulation_module():

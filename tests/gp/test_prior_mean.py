@@ -1,4 +1,9 @@
-"""The exact GP with a prior mean (PE-GP-UCB's candidate priors): tvbo.gp.exact.PriorMeanGP."""
+"""The exact GP with a prior mean (PE-GP-UCB's candidate priors): ``ExactGP(prior_mean=...)``.
+
+One exact-GP arithmetic serves both: with a prior mean the GP conditions on the residuals
+``y - m(X)``. Every posterior here is checked against dense numpy solves of the full covariance
+to 1e-10 (no factor updates), after appends, removals, batch factorisations and new
+hyperparameters."""
 
 from __future__ import annotations
 
@@ -7,13 +12,18 @@ import math
 import numpy as np
 import pytest
 
-from tvbo.gp.exact import ExactGP, PriorMeanGP
+from tvbo.gp.exact import ExactGP, flops_trisolve
 from tvbo.gp.kernels import Hyperparameters
 from tvbo.models.candidate_prior import CandidatePrior, PriorKernel
 from tvbo.models.protocol import HasHyperparameters, HasPriorMean, Model
 from tvbo.work import WorkCounter
 
 HP = Hyperparameters(signal_var=0.7, lengthscale_space=0.3, lengthscale_time=2.0, noise_var=0.05)
+
+
+def PriorMeanGP(kernel, hp, *, prior_mean=None, work=None):  # noqa: N802 - reads as a class
+    """The candidate priors' model: ExactGP with a prior mean, unstandardised."""
+    return ExactGP(kernel, hp, standardize=False, prior_mean=prior_mean, work=work)
 
 
 def mean_fn(X):
@@ -124,9 +134,10 @@ def test_work_is_counted_inside_and_capabilities():
     for k in range(4):
         gp.append(rng.uniform(size=2), float(k), 1.0)
     counts = work.counts()[work.current_phase]
-    # append k: one call, k + 1 kernel entries, k^2 + 4k flops
+    # append to n = k: one call, k + 1 kernel entries, the row solve and alpha again
     assert counts["call"] == 4 and counts["kernel"] == 1 + 2 + 3 + 4
-    assert counts["flop"] == sum(k * k + 4 * k for k in range(4))
+    assert counts["flop"] == sum(flops_trisolve(k) + 2 * k + 2 * flops_trisolve(k + 1)
+                                 for k in range(4))
     gp.predict(rng.uniform(size=(5, 2)), 4.0)
     counts = work.counts()[work.current_phase]
     assert counts["call"] == 5 and counts["kernel"] == 10 + 5 * 4
@@ -138,8 +149,43 @@ def test_work_is_counted_inside_and_capabilities():
         gp.predict(np.ones((1, 2)), 0.0, grad=True)
 
 
-def test_without_a_prior_mean_the_exact_gp_is_unchanged():
-    """The standard ExactGP keeps its own (standardised) arithmetic: PriorMeanGP is a separate
-    class, so the other algorithms' results cannot move."""
-    assert PriorMeanGP.append is not ExactGP.append
-    assert ExactGP.__init__.__kwdefaults__ == {"standardize": True, "work": None}
+def test_a_zero_prior_mean_is_bit_identical_to_none():
+    """The prior mean only shifts the targets and the mean: with m = 0 every number is the plain
+    ExactGP's, bit for bit (so the other algorithms' arithmetic cannot move)."""
+    rng = np.random.default_rng(11)
+    kernel = PriorKernel("matern52", epsilon=0.1)
+    plain = ExactGP(kernel, HP, standardize=False)
+    zero = ExactGP(kernel, HP, standardize=False, prior_mean=lambda X: np.zeros(len(X)))
+    for k in range(8):
+        x, y = rng.uniform(size=2), float(rng.normal())
+        plain.append(x, float(k), y)
+        zero.append(x, float(k), y)
+    plain.remove(2)
+    zero.remove(2)
+    Xs = rng.uniform(size=(5, 2))
+    a, b = plain.predict(Xs, 9.0), zero.predict(Xs, 9.0)
+    assert a.mean.tobytes() == b.mean.tobytes() and a.var.tobytes() == b.var.tobytes()
+    assert plain.log_marginal_likelihood() == zero.log_marginal_likelihood()
+    np.testing.assert_array_equal(plain.prior_mean(Xs), np.zeros(5))
+
+
+def test_standardised_residuals_match_dense():
+    """``standardize=True`` with a prior mean standardises the residuals ``y - m(X)``."""
+    rng = np.random.default_rng(12)
+    kernel = PriorKernel("rbf", epsilon=0.0)
+    gp = ExactGP(kernel, HP, standardize=True, prior_mean=mean_fn)
+    X, y = rng.uniform(size=(9, 2)), 3.0 + 2.0 * rng.normal(size=9)
+    for x, v in zip(X, y, strict=True):
+        gp.append(x, 0.0, v)
+    r = y - mean_fn(X)
+    mu, sd = r.mean(), r.std()
+    K = kernel.matrix(X, np.zeros(9), X, np.zeros(9), HP) + HP.noise_var * np.eye(9)
+    Xs = rng.uniform(size=(4, 2))
+    Ks = kernel.matrix(Xs, np.zeros(4), X, np.zeros(9), HP)
+    want = mean_fn(Xs) + mu + sd * (Ks @ np.linalg.solve(K, (r - mu) / sd))
+    var = sd**2 * (HP.signal_var - np.einsum("ij,ji->i", Ks, np.linalg.solve(K, Ks.T)))
+    pred = gp.predict(Xs, 0.0)
+    np.testing.assert_allclose(pred.mean, want, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pred.var, var, rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="prior mean"):
+        gp.predict_space_time(Xs, np.zeros(4))

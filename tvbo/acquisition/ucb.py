@@ -37,3 +37,23 @@ def ucb(
         return values, None
     grads = pred.dmean + root_beta * pred.dvar / (2.0 * sigma)[:, None]
     return values, grads
+
+
+def ucb_with_posterior(
+    gp: _Predictor, X: np.ndarray, t: float, beta: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(UCB, mu, sigma)`` at ``X`` (m, d) for time ``t`` from ONE posterior evaluation.
+
+    For a policy on a finite set that also reads the posterior at its choice (PE-GP-UCB's
+    elimination width ``beta sigma_{t-1}(x_t)``, Regret Balancing's width): the values are
+    :func:`ucb`'s (floored variance), ``sigma`` is the model's own (unfloored) posterior std.
+    """
+    seen: list = []
+
+    class _Keep:
+        def predict(self, X, t, *, grad: bool = False, include_noise: bool = False):
+            seen.append(gp.predict(X, t, grad=grad, include_noise=include_noise))
+            return seen[-1]
+
+    values, _ = ucb(_Keep(), X, t, beta, grad=False)
+    return values, seen[-1].mean, np.sqrt(seen[-1].var)

@@ -19,7 +19,8 @@ line. Each part has a registry keyed by ``kind``; :func:`build_component` makes 
 The order of one iteration (W-DBO and BOLT, Algorithm 1; the engine charges each phase):
 ``propose``: [fit if the data changed since the last fit] -> acquisition;
 ``ingest``: ``policy.before_append`` (e.g. ET-GP-UCB's test on the pre-update posterior) ->
-append -> fit (post-warm-up) -> ``policy.after_fit`` (cleaning).
+``acquisition.before_append`` (e.g. PE-GP-UCB's elimination test) -> append ->
+``acquisition.after_append`` -> fit (post-warm-up) -> ``policy.after_fit`` (cleaning).
 """
 
 from __future__ import annotations
@@ -169,6 +170,10 @@ class Surrogate(Component):
 
     #: whether :meth:`fantasy` conditions exactly (pending-point strategies need it)
     supports_fantasy: bool = False
+    #: True for a *set* of models on the shared data (PE-GP-UCB's candidate priors), not one
+    #: model over a held dataset: nothing is removed (the run records no ``removed_total``) and
+    #: there is no single posterior mean to recommend from
+    model_set: bool = False
 
     @property
     def spatiotemporal(self) -> bool:
@@ -455,6 +460,16 @@ class Acquisition(Component):
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray | Query:
         """The next x in [0,1]^d for time ``t``, or a :class:`~tvbo.algorithms.base.Query`
         ``(x, at)`` to sample x at a later time ``at`` (ABO's look-ahead)."""
+
+    # an acquisition that learns from the outcome of its own choice (PE-GP-UCB's elimination
+    # test, Regret Balancing's play counts) reads the observation around the append:
+    def before_append(self, surrogate: Surrogate, x: np.ndarray, t: float, y: float, *,
+                      warmup: bool) -> None:  # noqa: B027 - optional hook
+        """Called with each observation before the surrogate takes it (pre-update posterior)."""
+
+    def after_append(self, surrogate: Surrogate, x: np.ndarray, t: float, y: float, *,
+                     warmup: bool) -> None:  # noqa: B027 - optional hook
+        """Called with each observation right after the surrogate took it (before the fit)."""
 
 
 class UCBAcquisition(Acquisition):

@@ -26,9 +26,12 @@ class ComposedAlgorithm(Algorithm):
 
     ``propose(t)``: fit the hyperparameters if the data changed since the last fit (only after
     warm-up, i.e. for the first query), then maximise the acquisition at ``t``.
-    ``ingest``: ``policy.before_append`` -> append -> fit (post-warm-up; phase ``fit``) ->
-    ``policy.after_fit`` (phase ``clean``). Fitting after the observation is the order of W-DBO's
-    and BOLT's Algorithm 1 (and of the W-DBO reference code's ``tell``).
+    ``ingest``: ``policy.before_append`` -> ``acquisition.before_append`` -> append ->
+    ``acquisition.after_append`` -> fit (post-warm-up; phase ``fit``) -> ``policy.after_fit``
+    (phase ``clean``). The acquisition hooks let a rule learn from the outcome of its own choice
+    (PE-GP-UCB's elimination test, Regret Balancing's plays); they are no-ops elsewhere.
+    Fitting after the observation is the order of W-DBO's and BOLT's Algorithm 1 (and of the
+    W-DBO reference code's ``tell``).
 
     Side queries (SparQ-GP-UCB's expert): the engine's ``side_queries`` / ``ingest_side`` go to
     the one part with the :class:`~tvbo.algorithms.components.SideQueries` capability (none:
@@ -151,7 +154,7 @@ class ComposedAlgorithm(Algorithm):
         """In-sample posterior-mean maximiser at ``t``: the held point with the highest
         posterior mean (cheap, deterministic, no random stream; a continuous maximiser would
         need the algorithm's random stream and change its queries)."""
-        if self.surrogate.n == 0:
+        if self.surrogate.n == 0 or self.surrogate.model_set:
             return None
         X = np.asarray(self.surrogate.X, float)
         mean = np.asarray(self.surrogate.predict(X, t).mean, float)
@@ -159,7 +162,9 @@ class ComposedAlgorithm(Algorithm):
 
     def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
         self.dataset.clean_before_append(x, t, y, now=now, warmup=warmup)  # "clean" phase
+        self.acquisition.before_append(self.surrogate, x, t, y, warmup=warmup)
         self.surrogate.append(x, t, y)
+        self.acquisition.after_append(self.surrogate, x, t, y, warmup=warmup)
         self._stale_fit = True
         if not warmup and self.side is None:  # with side queries: after the answers (propose)
             self.surrogate.refit()
@@ -171,7 +176,7 @@ class ComposedAlgorithm(Algorithm):
 
     def state(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        if self.dataset.removes:
+        if self.dataset.removes and not self.surrogate.model_set:
             out["removed_total"] = float(self.removed_total)
         for part in self.parts():
             out.update(part.state())

@@ -1,14 +1,25 @@
 """PE-GP-UCB (Prior-Elimination GP-UCB) [P2] and the paper's baselines for an unknown prior.
 
 The learner is given a finite set of candidate GP priors that contains the true one, and does not
-know which (spec_sparq_pegpucb.md PART B). Each algorithm keeps ONE model per candidate prior:
-the exact GP with the prior's mean and FIXED kernel, hyperparameters and noise
-(:meth:`tvbo.models.candidate_prior.CandidatePrior.model`, a :class:`tvbo.gp.exact.PriorMeanGP`;
-no fitting: the prior is the model). What stays here is each algorithm's policy -- which prior to
-trust, when to drop one -- built from the shared parts: the models' posteriors and evidences,
-:func:`tvbo.acquisition.ucb.ucb`, the registered beta rules ``pe-gp-ucb`` and ``pe-gp-ucb-xi``
-(:mod:`tvbo.acquisition.beta`) and the tie rules of :mod:`tvbo.acquisition.finite`. Registered
-algorithms:
+know which (spec_sparq_pegpucb.md PART B). Every algorithm of the family is a preset
+(:mod:`tvbo.algorithms.presets`) of registered parts:
+
+* the surrogate ``candidate-priors`` (:class:`CandidatePriorsSurrogate`, option ``priors``): ONE
+  model per candidate prior on the shared data -- the exact GP with the prior's mean and FIXED
+  kernel, hyperparameters and noise (:meth:`tvbo.models.candidate_prior.CandidatePrior.model`;
+  no fitting: the prior is the model) -- and which priors are still consulted (``active``);
+* one acquisition per selection rule (:class:`PriorSetAcquisition` and its subclasses, options
+  ``beta``, ``delta``, ``horizon_steps``, ``n_candidates``, ``search_space``, ``ties``; PE-GP-UCB
+  also ``keep_last``, ``test_sigma``): the policy -- which prior to trust, when to drop one --
+  built from the shared parts: the models' posteriors and evidences,
+  :func:`tvbo.acquisition.ucb.ucb_with_posterior`, the registered beta rules ``pe-gp-ucb`` and
+  ``pe-gp-ucb-xi`` (:mod:`tvbo.acquisition.beta`), the tie rules of
+  :mod:`tvbo.acquisition.finite` and the posterior over priors
+  :func:`tvbo.models.candidate_prior.prior_posterior`;
+* the dataset policy ``keep-all`` (every consulted model takes every observation).
+
+The presets; each one's acquisition has the preset's name, except ``pe-gp-ucb``'s
+(``prior-elimination``):
 
 ``pe-gp-ucb``        Algorithm 1: doubly optimistic argmax over (x, surviving prior); only the
                      selected prior ``p_t`` is tested, on its own accumulated one-step-ahead errors
@@ -24,7 +35,7 @@ algorithms:
                      of line 11 read with ``L_t(p)`` (B.7.3).
 ``random-search``    uniform choice on X_t (the figures' Random Search, B.7.4).
 
-Choices the paper leaves open (each a constructor option):
+Choices the paper leaves open (each an option of a part):
 
 * a prior is ``{space_kernel, signal_var, lengthscale_space, noise_var, mean, epsilon,
   time_unit}`` (:class:`~tvbo.models.candidate_prior.CandidatePrior`): kernel ``signal_var *
@@ -63,6 +74,8 @@ Choices the paper leaves open (each a constructor option):
 * ``keep_last=True``: the last surviving prior is never eliminated (D.20); with
   ``keep_last=False`` eliminating it raises a clear error.
 * warm-up observations (the engine's, ``warmup=True``) join every GP but no ``S^p``.
+* ``random-search`` consults no model: its surrogate (default ``priors: [{}]``, kept so the
+  family shares one option set) takes no observation into a GP, it only counts them.
 * the shared UCB floors the posterior variance at 1e-12 under the square root (it keeps its
   gradient finite); with the priors' noise variances > 0 a posterior variance that small would
   take ~1e10 observations of one point, so it never binds here.
@@ -77,28 +90,44 @@ import numpy as np
 
 from tvbo.acquisition.beta import BetaSchedule, beta_rule, make_beta, root_beta
 from tvbo.acquisition.finite import TIES, argmax, check_ties, joint_argmax, pick
-from tvbo.acquisition.ucb import ucb
-from tvbo.algorithms.base import Algorithm
+from tvbo.acquisition.ucb import ucb_with_posterior
+from tvbo.algorithms.components import (
+    Acquisition,
+    Composition,
+    DatasetEditor,
+    PartContext,
+    Surrogate,
+    register_component,
+)
+from tvbo.algorithms.presets import register_preset
+from tvbo.gp.exact import ExactGP
 from tvbo.models.candidate_prior import (
     EMPIRICAL,
     PRIOR_KEYS,
     CandidatePrior,
-    PriorMeanGP,
     hills_priors,
+    prior_posterior,
 )
 from tvbo.models.protocol import Prediction
 from tvbo.qmc import sobol
 from tvbo.search_space import AlternatingSearchSpace
 
 __all__ = [
-    "ALGORITHMS",
     "EMPIRICAL",
     "HILLS_KEYS",
+    "PRESET_SPECS",
     "PRIOR_KEYS",
     "PRIOR_SETS",
     "TEST_SIGMAS",
     "TIES",
+    "BayesPriorAcquisition",
     "CandidatePrior",
+    "CandidatePriorsSurrogate",
+    "MLEPriorAcquisition",
+    "PriorEliminationAcquisition",
+    "PriorSetAcquisition",
+    "RandomSearchAcquisition",
+    "RegretBalancingAcquisition",
     "parse_priors",
 ]
 
@@ -167,27 +196,137 @@ def parse_priors(priors: str | list | tuple | dict) -> list[CandidatePrior]:
     return out
 
 
-class _Seen:
-    """A model seen through :func:`~tvbo.acquisition.ucb.ucb`: it keeps the prediction the UCB
-    was computed from, so the policy reads mu and sigma at the chosen point (PE-GP-UCB's test,
-    Regret Balancing's width) without a second posterior evaluation."""
+# -- the surrogate: one exact GP per candidate prior, on the shared data ------------------------
+class CandidatePriorsSurrogate(Surrogate):
+    """The candidate priors' models on the shared data (:class:`CandidatePrior` ``.model``).
 
-    def __init__(self, model: PriorMeanGP) -> None:
-        self.model = model
-        self.last: Prediction | None = None
+    ``priors``: a named set (``"hills"``), a prior-set mapping (``{"set": "hills", ...}``), a list
+    of prior mappings, or ``"benchmark"`` (resolved at :meth:`bind` from
+    ``ProblemInfo.candidate_priors``), see :func:`parse_priors`. ``active[p]`` says whether prior
+    ``p`` is still consulted: an eliminated prior's GP takes no more observations (the per-step
+    cost is ``|U_{t-1}|`` updates, B.4 [IMPL]); :attr:`n` still counts every observation (the
+    dataset size and the paper's step index). Nothing is fitted and nothing is removed.
+    """
 
-    def predict(self, X, t, *, grad: bool = False, include_noise: bool = False) -> Prediction:
-        self.last = self.model.predict(X, t, grad=grad, include_noise=include_noise)
-        return self.last
+    kind = "candidate-priors"
+    model_set = True
+
+    def __init__(self, *, priors: str | list | dict = "hills") -> None:
+        #: ``priors="benchmark"``: resolved at bind from ``ProblemInfo.candidate_priors``
+        self.priors: list[CandidatePrior] = [] if priors == "benchmark" else parse_priors(priors)
+        self._priors_option = priors
+        self.gps: list[ExactGP] = []
+        self.active = np.ones(len(self.priors), bool)
+        #: False when the acquisition consults no model (random search): no GP takes data
+        self.models_used = True
+        self.n_observations = 0
+        self._data: list[tuple[np.ndarray, float, float]] = []
+
+    def check_composition(self, parts: Composition) -> None:
+        if not isinstance(parts.acquisition, PriorSetAcquisition):
+            raise ValueError(
+                f"surrogate {self.kind!r} needs a candidate-prior acquisition (one of "
+                f"{', '.join(sorted(PRIOR_SET_ACQUISITIONS))}), got {parts.acquisition.kind!r}"
+            )
+        if parts.dataset.kind != "keep-all" or parts.removal is not None:
+            raise ValueError(
+                f"surrogate {self.kind!r} keeps every observation: dataset must be 'keep-all' "
+                f"and removal none, got {parts.dataset.kind!r} and "
+                f"{None if parts.removal is None else parts.removal.kind!r}"
+            )
+        self.models_used = parts.acquisition.uses_models
+
+    def bind(self, context: PartContext, *, editor: DatasetEditor | None = None) -> None:
+        super().bind(context, editor=editor)
+        if self._priors_option == "benchmark":
+            declared = tuple(getattr(context.problem, "candidate_priors", ()) or ())
+            if not declared:
+                raise ValueError(
+                    "priors: benchmark, but the benchmark declares no candidate priors (hills "
+                    "does; temperature-sensors with prior_paths); give the priors instead"
+                )
+            self.priors = parse_priors(list(declared))
+        self.gps = [p.model(context.work) for p in self.priors]
+        self.active = np.ones(len(self.priors), bool)
+        self.n_observations = 0
+        self._data = []
+
+    @property
+    def n(self) -> int:
+        return self.n_observations
+
+    @property
+    def X(self) -> np.ndarray:
+        d = int(self.context.problem.d)
+        return np.array([x for x, _, _ in self._data], float).reshape(-1, d)
+
+    @property
+    def T(self) -> np.ndarray:
+        return np.array([t for _, t, _ in self._data], float)
+
+    @property
+    def y(self) -> np.ndarray:
+        return np.array([y for _, _, y in self._data], float)
+
+    def append(self, x: np.ndarray, t: float, y: float) -> None:
+        """Add the observation to the GPs of the active priors (all of them until one is
+        eliminated; none when no model is consulted)."""
+        x = np.asarray(x, float).reshape(-1)
+        if self.models_used:
+            for p, gp in enumerate(self.gps):
+                if self.active[p]:
+                    gp.append(x, t, y)
+        self.n_observations += 1
+        self._data.append((x, float(t), float(y)))
+
+    def deactivate(self, p: int) -> None:
+        """Stop consulting prior ``p``: its GP takes no more observations (permanent)."""
+        self.active[p] = False
+
+    def remove(self, i: int) -> None:
+        raise ValueError(
+            f"surrogate {self.kind!r} keeps every observation (its models are the candidate "
+            "priors); use dataset 'keep-all'"
+        )
+
+    def fit(self) -> None:
+        """Nothing to fit: each prior's kernel, hyperparameters and noise are given."""
+
+    def predict(self, X, t, *, grad=False, include_noise=False) -> Prediction:
+        raise ValueError(
+            f"surrogate {self.kind!r} is a set of models: predict with one prior's model, "
+            "gps[p].predict"
+        )
+
+    def prior_options(self) -> str | dict | list[dict]:
+        """The ``priors`` option as the run file records it (JSON): a named set or prior-set
+        mapping as given (compact, and enough to rebuild the priors), else one mapping per prior
+        with arrays (an empirical covariance, its locations) as nested lists."""
+        if isinstance(self._priors_option, str | dict):
+            return self._priors_option
+        return [
+            {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in p.__dict__.items()}
+            for p in self.priors
+        ]
+
+    def options(self) -> dict[str, Any]:
+        return {"priors": self.prior_options()}
 
 
-class PriorSetAlgorithm(Algorithm):
-    """Shared machinery: one model per candidate prior, candidates, beta, xi, X_t, tie rule."""
+# -- the acquisitions: one per selection rule ------------------------------------------------
+class PriorSetAcquisition(Acquisition):
+    """Shared machinery of the selection rules: the finite domain, X_t, beta, xi, the tie rule.
+
+    Works with the ``candidate-priors`` surrogate only (checked at construction, when it is
+    kept as :attr:`models`: the per-prior statistics are sized from its priors at bind).
+    """
+
+    #: whether the rule consults the priors' models (random search does not)
+    uses_models = True
 
     def __init__(
         self,
         *,
-        priors: str | list | dict = "hills",
         beta: str | float | dict = "paper",
         delta: float = 0.1,
         horizon_steps: int = 100,
@@ -195,11 +334,7 @@ class PriorSetAlgorithm(Algorithm):
         search_space: dict | None = None,
         ties: str = "random",
     ) -> None:
-        super().__init__()
         self.ties = check_ties(ties)
-        #: ``priors="benchmark"``: resolved at setup from ``ProblemInfo.candidate_priors``
-        self.priors = [] if priors == "benchmark" else parse_priors(priors)
-        self._priors_option = priors
         if not 0.0 < float(delta) < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}")
         if not (isinstance(horizon_steps, int) and horizon_steps >= 1):
@@ -212,37 +347,48 @@ class PriorSetAlgorithm(Algorithm):
         self.beta_spec = beta
         self._schedule: BetaSchedule | None = None if beta == "paper" else make_beta(beta)
         self.search_space = AlternatingSearchSpace.from_options(search_space)
-        self.gps: list[PriorMeanGP] = []
         self.candidates = np.empty((0, 0))
-        #: the paper's step index t of the NEXT query (observations ingested + 1)
-        self.t_index = 1
-        self.n_observations = 0
+        #: the candidate-priors surrogate this rule reads (set by check_composition)
+        self.models: CandidatePriorsSurrogate | None = None
         #: prior used for the last proposal (-1 before the first)
         self.selected = -1
+        self._init_policy(0)
 
-    # -- setup and shared quantities --------------------------------------------------------
-    def _setup(self) -> None:
-        d = self.problem.d
-        if self.problem.candidates is not None:
-            self.candidates = np.asarray(self.problem.candidates, float).reshape(-1, d)
+    def check_composition(self, parts: Composition) -> None:
+        if not isinstance(parts.surrogate, CandidatePriorsSurrogate):
+            raise ValueError(
+                f"acquisition {self.kind!r} needs the 'candidate-priors' surrogate, got "
+                f"{parts.surrogate.kind!r}"
+            )
+        self.models = parts.surrogate
+
+    def bind(self, context: PartContext) -> None:
+        super().bind(context)
+        d = context.problem.d
+        if context.problem.candidates is not None:
+            self.candidates = np.asarray(context.problem.candidates, float).reshape(-1, d)
         else:
             # = scipy.stats.qmc.Sobol(d, scramble=True, seed=rng).random(n), without scipy.stats
-            self.candidates = sobol(d, self.n_candidates, self.rng)
-        if self._priors_option == "benchmark":
-            declared = tuple(getattr(self.problem, "candidate_priors", ()) or ())
-            if not declared:
-                raise ValueError(
-                    "priors: benchmark, but the benchmark declares no candidate priors (hills "
-                    "does; temperature-sensors with prior_paths); give the priors instead"
-                )
-            self.priors = parse_priors(list(declared))
-            self._init_policy()
-        self.gps = [p.model(self.work) for p in self.priors]
-        self.t_index = 1
-        self.n_observations = 0
+            self.candidates = sobol(d, self.n_candidates, context.rng)
+        self._init_policy(len(self.models.priors))
 
-    def _init_policy(self) -> None:  # noqa: B027 - optional hook
-        """Subclass hook: (re)build the per-prior policy state once the priors are known."""
+    def _init_policy(self, n: int) -> None:  # noqa: B027 - optional hook
+        """Subclass hook: (re)build the per-prior policy state for ``n`` priors (at
+        construction with none, at bind once the priors are known)."""
+
+    # -- shared quantities ----------------------------------------------------------------------
+    @property
+    def t_index(self) -> int:
+        """The paper's step index t of the NEXT query (observations ingested + 1)."""
+        return self.models.n + 1
+
+    @property
+    def priors(self) -> list[CandidatePrior]:
+        return self.models.priors
+
+    @property
+    def active(self) -> np.ndarray:
+        return self.models.active
 
     def beta(self, t: int) -> float:
         """beta at step ``t``: the rule ``pe-gp-ucb`` (Theorem 4.1 case A) or the schedule."""
@@ -253,7 +399,7 @@ class PriorSetAlgorithm(Algorithm):
                 t=t,
                 delta=self.delta,
             )
-        return self._schedule(self.problem.d, self.n_observations, t)
+        return self._schedule(self.context.problem.d, self.models.n, t)
 
     def beta_t(self, t: int) -> float:
         """Confidence multiplier of sigma at step ``t``, ``sqrt(beta)``."""
@@ -279,54 +425,18 @@ class PriorSetAlgorithm(Algorithm):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(UCB^p, mu^p, sigma^p)`` at ``X`` for time ``t`` (``beta``: not its root), from
         prior ``p``'s model conditioned on the data so far."""
-        seen = _Seen(self.gps[p])
-        values, _ = ucb(seen, X, t, beta, grad=False)
-        return values, seen.last.mean, np.sqrt(seen.last.var)
+        return ucb_with_posterior(self.models.gps[p], X, t, beta)
 
     def pick(self, tied: np.ndarray | list) -> int:
         """One of the tied indices ``tied`` by the ``ties`` rule (D.19)."""
-        return pick(tied, self.ties, self.rng)
+        return pick(tied, self.ties, self.context.rng)
 
     def argmax_random(self, values: np.ndarray) -> int:
         """Index of the maximum of ``values``, ties broken by the ``ties`` rule (D.19)."""
-        return argmax(values, self.ties, self.rng)
-
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        """Default: every prior's GP takes the observation (no elimination)."""
-        self._append_all(np.asarray(x, float).reshape(-1), t, y)
-
-    def _append_all(
-        self, x: np.ndarray, t: float, y: float, which: np.ndarray | None = None
-    ) -> None:
-        """Add the observation to the GPs of the priors in ``which`` (default: all of them).
-
-        Eliminated priors are never consulted again, so their GPs are not updated (the
-        per-step cost is |U_{t-1}| updates, B.4 [IMPL]); ``dataset_size`` still counts every
-        observation (:attr:`n_observations`).
-        """
-        for p, gp in enumerate(self.gps):
-            if which is None or which[p]:
-                gp.append(x, t, y)
-        self.t_index += 1
-        self.n_observations += 1
-
-    def dataset_size(self) -> int:
-        return self.n_observations
-
-    def _prior_options(self) -> str | dict | list[dict]:
-        """The ``priors`` option as the run file records it (JSON): a named set or prior-set
-        mapping as given (compact, and enough to rebuild the priors), else one mapping per prior
-        with arrays (an empirical covariance, its locations) as nested lists."""
-        if isinstance(self._priors_option, str | dict):
-            return self._priors_option
-        return [
-            {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in p.__dict__.items()}
-            for p in self.priors
-        ]
+        return argmax(values, self.ties, self.context.rng)
 
     def options(self) -> dict[str, Any]:
         return {
-            "priors": self._prior_options(),
             "beta": self.beta_spec,
             "delta": self.delta,
             "horizon_steps": self.horizon_steps,
@@ -336,43 +446,52 @@ class PriorSetAlgorithm(Algorithm):
         }
 
 
-class PEGPUCB(PriorSetAlgorithm):
+class PriorEliminationAcquisition(PriorSetAcquisition):
     """PE-GP-UCB, Algorithm 1 of [P2] (see the module docstring for the choices)."""
 
-    name = "pe-gp-ucb"
+    kind = "prior-elimination"
 
     def __init__(
-        self, *, keep_last: bool = True, test_sigma: str = "pre", **options: Any
+        self,
+        *,
+        beta: str | float | dict = "paper",
+        delta: float = 0.1,
+        horizon_steps: int = 100,
+        n_candidates: int = 1024,
+        search_space: dict | None = None,
+        ties: str = "random",
+        keep_last: bool = True,
+        test_sigma: str = "pre",
     ) -> None:
-        super().__init__(**options)
+        super().__init__(beta=beta, delta=delta, horizon_steps=horizon_steps,
+                         n_candidates=n_candidates, search_space=search_space, ties=ties)
         if test_sigma not in TEST_SIGMAS:
             raise ValueError(
                 f"unknown test_sigma {test_sigma!r}; valid: {', '.join(TEST_SIGMAS)}"
             )
         self.keep_last = bool(keep_last)
         self.test_sigma = test_sigma
-        #: (p_t, x_t, mu^{p_t}_{t-1}(x_t), beta_t, sigma^{p_t}_{t-1}(x_t)) of the last proposal
-        self._pending: tuple[int, np.ndarray, float, float, float] | None = None
-        self.eliminated = -1
-        self.last_statistic = math.nan
-        self.last_threshold = math.nan
-        self._init_policy()
 
-    def _init_policy(self) -> None:
-        n = len(self.priors)
-        self.active = np.ones(n, bool)
+    def _init_policy(self, n: int) -> None:
         #: per prior: sum of eta_i, |S^p|, sum of beta_i sigma^p_{i-1}(x_i) over i in S^p
         self.sum_eta = np.zeros(n)
         self.count = np.zeros(n, int)
         self.sum_width = np.zeros(n)
+        #: (p_t, x_t, mu^{p_t}_{t-1}(x_t), beta_t, sigma^{p_t}_{t-1}(x_t)) of the last proposal
+        self._pending: tuple[int, np.ndarray, float, float, float] | None = None
+        #: (p_t, eta_t, beta_t, t) awaiting the post-update sigma (``test_sigma="post"``)
+        self._post: tuple[int, float, float, int] | None = None
+        self.eliminated = -1
+        self.last_statistic = math.nan
+        self.last_threshold = math.nan
 
-    def propose(self, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         idx = self.available(t)
         X = self.candidates[idx]
         beta = self.beta(self.t_index)
         act = np.flatnonzero(self.active)
         rows = [self.ucb(int(p), X, t, beta) for p in act]
-        r, j = joint_argmax([u for u, _, _ in rows], self.ties, self.rng)  # (prior, x) order
+        r, j = joint_argmax([u for u, _, _ in rows], self.ties, self.context.rng)  # (prior, x)
         p, (_, mu, sd) = int(act[r]), rows[r]
         x = X[j].copy()
         self.selected = p
@@ -380,23 +499,33 @@ class PEGPUCB(PriorSetAlgorithm):
         self._pending = (p, x, float(mu[j]), root_beta(beta), float(sd[j]))
         return x
 
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
+    def before_append(self, surrogate: Surrogate, x: np.ndarray, t: float, y: float, *,
+                      warmup: bool) -> None:
+        """``test_sigma="pre"``: test with the pending pre-update width, before the GPs take
+        ``y`` (an eliminated prior's GP never takes it)."""
         x = np.asarray(x, float).reshape(-1)
         self.eliminated = -1
+        self._post = None
         pending, self._pending = self._pending, None
         if warmup or pending is None or not np.allclose(pending[1], x):
-            self._append_all(x, t, y, self.active)
             return
         p, _, mu, beta, sd = pending
         step = self.t_index
         if self.test_sigma == "pre":
             self.record_error(p, float(y) - mu, beta * sd, step)
-            self._append_all(x, t, y, self.active)
             return
-        # "post": Algorithm 1's line 12 read literally, sigma^{p_t}_t(x_t) AFTER y_t joined D_t
-        self._append_all(x, t, y, self.active)
-        sd_post = float(np.sqrt(self.gps[p].predict(x[None, :], t).var[0]))
-        self.record_error(p, float(y) - mu, beta * sd_post, step)
+        self._post = (p, float(y) - mu, beta, step)
+
+    def after_append(self, surrogate: Surrogate, x: np.ndarray, t: float, y: float, *,
+                     warmup: bool) -> None:
+        """``test_sigma="post"``: Algorithm 1's line 12 read literally, sigma^{p_t}_t(x_t)
+        AFTER y_t joined D_t (``eta`` keeps the pre-update mean)."""
+        if self._post is None:
+            return
+        (p, eta, beta, step), self._post = self._post, None
+        x = np.asarray(x, float).reshape(-1)
+        sd_post = float(np.sqrt(self.models.gps[p].predict(x[None, :], t).var[0]))
+        self.record_error(p, eta, beta * sd_post, step)
 
     def record_error(self, p: int, eta: float, width: float, t: int) -> bool:
         """Add step ``t``'s error ``eta`` and width ``beta_t sigma_{t-1}`` to S^p; run the test.
@@ -418,7 +547,7 @@ class PEGPUCB(PriorSetAlgorithm):
                 f"PE-GP-UCB would eliminate prior {p}, the last surviving one: the true prior "
                 "is not in the candidate set (or the confidence parameters are too small)"
             )
-        self.active[p] = False
+        self.models.deactivate(p)
         self.eliminated = p
         return True
 
@@ -436,26 +565,21 @@ class PEGPUCB(PriorSetAlgorithm):
         return {**super().options(), "keep_last": self.keep_last, "test_sigma": self.test_sigma}
 
 
-class MLEPrior(PriorSetAlgorithm):
+class MLEPriorAcquisition(PriorSetAcquisition):
     """Type-II maximum likelihood choice of the prior, then its UCB (B.7.1)."""
 
-    name = "mle-prior"
+    kind = "mle-prior"
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self._init_policy()
+    def _init_policy(self, n: int) -> None:
+        self.log_evidence = np.zeros(n)
 
-    def _init_policy(self) -> None:
-        self.log_evidence = np.zeros(len(self.priors))
-
-    def propose(self, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         X = self.candidates[self.available(t)]
-        self.log_evidence = np.array([gp.log_marginal_likelihood() for gp in self.gps])
+        self.log_evidence = np.array([gp.log_marginal_likelihood() for gp in self.models.gps])
         p = self.argmax_random(self.log_evidence)
         self.selected = p
         u, _, _ = self.ucb(p, X, t, self.beta(self.t_index))
         return X[self.argmax_random(u)].copy()
-
 
     def state(self) -> dict[str, float]:
         return {
@@ -465,30 +589,24 @@ class MLEPrior(PriorSetAlgorithm):
         }
 
 
-class BayesPrior(PriorSetAlgorithm):
+class BayesPriorAcquisition(PriorSetAcquisition):
     """Fully Bayesian: argmax of the posterior-weighted UCB over the priors (B.7.2)."""
 
-    name = "bayes-prior"
+    kind = "bayes-prior"
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self._init_policy()
+    def _init_policy(self, n: int) -> None:
+        self.posterior = np.full(n, 1.0 / max(n, 1))
 
-    def _init_policy(self) -> None:
-        self.posterior = np.full(len(self.priors), 1.0 / max(len(self.priors), 1))
-
-    def propose(self, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         X = self.candidates[self.available(t)]
-        lml = np.array([gp.log_marginal_likelihood() for gp in self.gps])
-        w = np.exp(lml - lml.max())  # uniform hyperprior P(p) = 1/|U|
-        self.posterior = w / w.sum()
+        lml = np.array([gp.log_marginal_likelihood() for gp in self.models.gps])
+        self.posterior = prior_posterior(lml)  # uniform hyperprior P(p) = 1/|U|
         beta = self.beta(self.t_index)
         total = np.zeros(len(X))
         for p, wp in enumerate(self.posterior):
             total += wp * self.ucb(p, X, t, beta)[0]
         self.selected = self.argmax_random(self.posterior)
         return X[self.argmax_random(total)].copy()
-
 
     def state(self) -> dict[str, float]:
         return {
@@ -501,25 +619,20 @@ class BayesPrior(PriorSetAlgorithm):
         }
 
 
-class RegretBalancing(PriorSetAlgorithm):
+class RegretBalancingAcquisition(PriorSetAcquisition):
     """Regret Balancing, [P2] Appendix D Algorithm 2 with R^p(t) = t (B.7.3)."""
 
-    name = "regret-balancing"
+    kind = "regret-balancing"
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self._pending: tuple[int, np.ndarray, float] | None = None
-        self.n_eliminated = 0
-        self._init_policy()
-
-    def _init_policy(self) -> None:
-        n = len(self.priors)
-        self.active = np.ones(n, bool)
+    def _init_policy(self, n: int) -> None:
         self.count = np.zeros(n, int)
         self.sum_y = np.zeros(n)
         self.sum_width = np.zeros(n)
+        #: (p_t, x_t, beta_t sigma^{p_t}_{t-1}(x_t)) of the last proposal
+        self._pending: tuple[int, np.ndarray, float] | None = None
+        self.n_eliminated = 0
 
-    def propose(self, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         X = self.candidates[self.available(t)]
         act = np.flatnonzero(self.active)
         plays = self.count[act]
@@ -531,7 +644,9 @@ class RegretBalancing(PriorSetAlgorithm):
         self._pending = (p, X[j].copy(), root_beta(beta) * float(sd[j]))
         return X[j].copy()
 
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
+    def before_append(self, surrogate: Surrogate, x: np.ndarray, t: float, y: float, *,
+                      warmup: bool) -> None:
+        """Charge the played prior, then drop the dominated ones before the GPs take ``y``."""
         x = np.asarray(x, float).reshape(-1)
         self.n_eliminated = 0
         pending, self._pending = self._pending, None
@@ -541,7 +656,6 @@ class RegretBalancing(PriorSetAlgorithm):
             self.sum_y[p] += float(y)
             self.sum_width[p] += width
             self._balance(self.t_index)
-        self._append_all(x, t, y, self.active)
 
     def _balance(self, t: int) -> None:
         """Lines 9-11: once every active prior was played, drop the dominated ones."""
@@ -558,7 +672,8 @@ class RegretBalancing(PriorSetAlgorithm):
         )
         upper = lower + self.sum_width[act] / n
         keep = upper >= lower.max()
-        self.active[act[~keep]] = False
+        for p in act[~keep]:
+            self.models.deactivate(int(p))
         self.n_eliminated = int((~keep).sum())
 
     def state(self) -> dict[str, float]:
@@ -570,38 +685,55 @@ class RegretBalancing(PriorSetAlgorithm):
         }
 
 
-class RandomSearch(PriorSetAlgorithm):
-    """Random Search of [P2]'s figures (undefined there, B.7.4): uniform on X_t, no model."""
+class RandomSearchAcquisition(PriorSetAcquisition):
+    """Random Search of [P2]'s figures (undefined there, B.7.4): uniform on X_t, no model.
 
-    name = "random-search"
+    It takes the family's options (validated, recorded; only ``n_candidates``,
+    ``search_space`` matter) so one ``algorithm_options`` block fits every preset of the family.
+    """
 
-    def __init__(self, **options: Any) -> None:
-        options.setdefault("priors", [{}])  # no model is used; keeps the option set uniform
-        super().__init__(**options)
+    kind = "random-search"
+    uses_models = False
 
-    def propose(self, t: float) -> np.ndarray:
+    def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         idx = self.available(t)
-        return self.candidates[idx[self.rng.integers(len(idx))]].copy()
-
-    def ingest(self, x: np.ndarray, t: float, y: float, *, now: float, warmup: bool) -> None:
-        self._append_all(x, t, y, np.zeros(len(self.priors), bool))
+        return self.candidates[idx[self.context.rng.integers(len(idx))]].copy()
 
 
-ALGORITHMS: dict[str, type[PriorSetAlgorithm]] = {
-    cls.name: cls for cls in (PEGPUCB, MLEPrior, BayesPrior, RegretBalancing, RandomSearch)
+#: the acquisition kinds of the family
+PRIOR_SET_ACQUISITIONS: dict[str, type[PriorSetAcquisition]] = {
+    cls.kind: cls
+    for cls in (
+        PriorEliminationAcquisition,
+        MLEPriorAcquisition,
+        BayesPriorAcquisition,
+        RegretBalancingAcquisition,
+        RandomSearchAcquisition,
+    )
 }
 
+register_component("surrogate", CandidatePriorsSurrogate)
+for _cls in PRIOR_SET_ACQUISITIONS.values():
+    register_component("acquisition", _cls)
 
-def register_algorithms() -> list[str]:
-    """Register the algorithms with :func:`tvbo.algorithms.register` (idempotent; called on
-    import from the package's module block). Returns the names registered by this call."""
-    from tvbo.algorithms import names, register
 
-    done = []
-    for name, cls in ALGORITHMS.items():
-        if name not in names():
-            register(name, cls)
-            done.append(name)
-    return done
+def _preset(acquisition: str, **surrogate: Any) -> dict[str, Any]:
+    return {
+        "surrogate": {"kind": "candidate-priors", **surrogate},
+        "acquisition": {"kind": acquisition},
+        "dataset": {"kind": "keep-all"},
+        "removal": None,
+    }
 
-register_algorithms()
+
+#: the presets this module provides
+PRESET_SPECS: dict[str, dict[str, Any]] = {
+    "pe-gp-ucb": _preset("prior-elimination"),
+    "mle-prior": _preset("mle-prior"),
+    "bayes-prior": _preset("bayes-prior"),
+    "regret-balancing": _preset("regret-balancing"),
+    # no model is consulted; one default prior keeps the family's option set uniform
+    "random-search": _preset("random-search", priors=[{}]),
+}
+for _name, _spec in PRESET_SPECS.items():
+    register_preset(_name, _spec)

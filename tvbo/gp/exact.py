@@ -11,6 +11,12 @@ Outputs are standardised over the *current* data (``(y - mean) / std``), so ever
 changes the standardised targets; that only needs ``alpha = Delta^{-1} y_std`` again (O(n^2)).
 Hyperparameters are in standardised units; predictions come back in original units.
 
+A prior mean ``m(x)`` (optional, ``prior_mean=``; PE-GP-UCB's candidate priors) changes only the
+targets: the GP conditions on the residuals ``r = y - m(X)`` with the same factor and the same
+append/remove/predict arithmetic, and adds ``m(x)`` back to the posterior mean. A kernel with a
+``variance(X, T, hp)`` method (an empirical covariance is not stationary) gives the prior variance
+``k(x, x)``; otherwise it is ``signal_var``.
+
 Every routine reports its work to a :class:`~tvbo.work.WorkCounter` with the textbook counts
 of ``tvbo/work.py``, as deterministic functions of the sizes involved; the ``counted`` compute
 model turns those counts into virtual seconds.
@@ -19,10 +25,11 @@ model turns those counts into virtual seconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import cho_solve
 from scipy.linalg.lapack import dpotrf, dpotri, dtrtrs
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
@@ -150,7 +157,19 @@ class ExactGP:
     (including the trial factorisations of :func:`tvbo.gp.fit.fit_hyperparameters`); ``jitter``
     is the jitter in force on the diagonal of the current factor (0 normally; reset to 0 when the
     matrix is refactorised from scratch by ``set_data``/``set_hyperparameters``).
+
+    ``prior_mean`` (optional): ``m(X)`` (m, d) -> (m,) in original units (the
+    :class:`~tvbo.models.HasPriorMean` capability). The GP then works on the residuals ``y -
+    m(X)`` (standardised like ``y`` is without a mean, so pass ``standardize=False`` for a prior
+    given in the data's units, as the candidate priors are) and the posterior mean is ``m(x) +
+    k^T Delta^{-1} r``; before any data it predicts the prior. Input gradients are refused with
+    a prior mean (a prior mean need not be differentiable; its users maximise over finite sets).
     """
+
+    #: m(X) -> (m,) in original units, or None (the zero mean: the arithmetic is unchanged)
+    _prior_mean: Callable[[np.ndarray], np.ndarray] | None = None
+    #: m at the held inputs (n,), kept with the data (None without a prior mean)
+    _m: np.ndarray | None = None
 
     def __init__(
         self,
@@ -159,8 +178,14 @@ class ExactGP:
         *,
         standardize: bool = True,
         work: WorkCounter | None = None,
+        prior_mean: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self.kernel = kernel
+        if prior_mean is not None:
+            if not callable(prior_mean):
+                raise TypeError(f"prior_mean must be callable m(X) -> (m,), got {prior_mean!r}")
+            self._prior_mean = prior_mean
+            self._m = np.empty(0)
         self._check_hp(hyperparameters)
         self._hp = hyperparameters
         self.standardize = bool(standardize)
@@ -203,7 +228,8 @@ class ExactGP:
 
     @property
     def y_standardized(self) -> np.ndarray:
-        """``(y - y_mean) / y_std``: the targets the hyperparameters and alpha refer to."""
+        """``(r - y_mean) / y_std`` with ``r = y - m(X)`` (``r = y`` without a prior mean): the
+        targets the hyperparameters and alpha refer to."""
         return _readonly(self._ys)
 
     @property
@@ -246,9 +272,25 @@ class ExactGP:
     def _scale(self) -> float:
         return self._hp.signal_var + self._hp.noise_var
 
+    def prior_mean(self, X: np.ndarray) -> np.ndarray:
+        """``m(X)`` (m,) in original units; zeros without a prior mean."""
+        X = np.asarray(X, dtype=float)
+        if self._prior_mean is None or len(X) == 0:
+            return np.zeros(len(X))
+        return np.asarray(self._prior_mean(X), dtype=float).reshape(-1)
+
+    def _prior_variance(self, X: np.ndarray, T: np.ndarray, hp: Hyperparameters):
+        """``k(x, x)`` at each point: the kernel's ``variance`` if it has one (an empirical
+        covariance), else ``signal_var`` (a scalar: every correlation is 1 at distance 0)."""
+        variance = getattr(self.kernel, "variance", None)
+        if variance is None:
+            return hp.signal_var
+        return variance(X, T, hp)
+
     def _restandardize(self) -> None:
-        """Recompute mean/std of the current y and ``alpha`` (2 n^2 flops)."""
-        y = self._y
+        """Recompute mean/std of the current y (its residuals with a prior mean) and ``alpha``
+        (2 n^2 flops)."""
+        y = self._y if self._m is None else self._y - self._m
         if self.frozen_standardization and self.standardize:
             pass  # keep the standardisation of the real data
         elif self.standardize and y.size > 0:
@@ -300,8 +342,11 @@ class ExactGP:
         self.jitter_events += events
         self.jitter = jitter
         self._X, self._T, self._y, self._hp = X, T, y, hp
+        if self._prior_mean is not None:
+            self._m = self.prior_mean(X)
         self._noise = noise
-        self.d = int(X.shape[1])
+        if X.shape[1] > 0:  # an empty GP without columns keeps d unknown
+            self.d = int(X.shape[1])
         self._L = np.asfortranarray(L)
         self._restandardize()
 
@@ -367,9 +412,12 @@ class ExactGP:
         hp = self._hp
         k = self.kernel.matrix(self._X, self._T, x, tt, hp)[:, 0]
         self.work.kernel(n + 1)
-        # k(z, z) = lambda because every correlation is 1 at distance 0
+        # k(z, z) = lambda because every correlation is 1 at distance 0 (or the kernel's own)
         own = hp.noise_var if noise_var is None else noise_var
-        diag = hp.signal_var + own + self.jitter
+        diag = self._prior_variance(x, tt, hp)
+        if np.ndim(diag) > 0:
+            diag = float(diag[0])
+        diag = diag + own + self.jitter
         noise = self._noise
         if noise is not None or noise_var is not None:
             noise = np.append(np.full(n, hp.noise_var) if noise is None else noise, own)
@@ -389,6 +437,8 @@ class ExactGP:
             L[n, n] = math.sqrt(pivot)
             self._X, self._T, self._y, self._L = X, T, Y, L
             self._noise = noise
+            if self._m is not None:
+                self._m = np.append(self._m, float(self.prior_mean(x)[0]))
             self._restandardize()
         else:
             self._refactorize(X, T, Y, hp, start_jitter=self.jitter, noise=noise)
@@ -421,6 +471,8 @@ class ExactGP:
         self._y = np.delete(self._y, i)
         if self._noise is not None:
             self._noise = np.delete(self._noise, i)
+        if self._m is not None:
+            self._m = np.delete(self._m, i)
         self._restandardize()
 
     # -- inference ------------------------------------------------------------------------
@@ -445,8 +497,14 @@ class ExactGP:
 
         ``var`` is clipped at 0 (rounding can make it slightly negative at data points).
         ``dvar = -2 (dk/dx)^T Delta^{-1} k`` because the prior variance is constant in x.
+        With a prior mean: ``m(x)`` is added to the mean; before any data this is the prior.
         """
-        if self.d is None:
+        if self._prior_mean is not None and grad:
+            raise ValueError(
+                "ExactGP.predict: grad=True is not available with a prior mean (a prior mean "
+                "need not be differentiable); maximise over a finite candidate set instead"
+            )
+        if self.d is None and self._prior_mean is None:
             raise ValueError("the GP has no data yet, so its input dimension d is unknown")
         X = self._points(X, "X")
         m, n, d = X.shape[0], self.n, self.d
@@ -456,12 +514,14 @@ class ExactGP:
         s = self.y_std
         if grad:
             Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp)  # (m, n)
+        elif self.d is None:  # a prior mean and no data yet: the prior
+            Ks = np.zeros((m, 0))
         else:
             Ks = self.kernel.matrix(X, tt, self._X, self._T, hp)
         self.work.kernel(m * n)
         mean_s = Ks @ self._alpha
         V = self._trsolve(Ks.T, trans=0)  # L^{-1} k, (n, m)
-        var_s = hp.signal_var - np.einsum("ij,ij->j", V, V)
+        var_s = self._prior_variance(X, tt, hp) - np.einsum("ij,ij->j", V, V)
         self.work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
         var_s = np.maximum(var_s, 0.0)
         if include_noise:
@@ -477,12 +537,12 @@ class ExactGP:
             GW = G * W.T
             dvar = -2.0 * (X * GW.sum(axis=1)[:, None] - GW @ self._X) * (s * s)
             self.work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
+        mean = mean_s * s + self.y_mean
+        if self._prior_mean is not None:
+            mean = mean + self.prior_mean(X)
         if self._noise is not None:  # per-point noise: see the block below
-            return Prediction(mean=mean_s * s + self.y_mean, var=var_s * s * s, dmean=dmean,
-                              dvar=dvar)
-        return Prediction(
-            mean=mean_s * s + self.y_mean, var=var_s * (s * s), dmean=dmean, dvar=dvar
-        )
+            return Prediction(mean=mean, var=var_s * s * s, dmean=dmean, dvar=dvar)
+        return Prediction(mean=mean, var=var_s * (s * s), dmean=dmean, dvar=dvar)
 
     def log_marginal_likelihood(self) -> float:
         """``log N(y_std | 0, Delta)`` under the current hyperparameters (and jitter)."""
@@ -600,245 +660,8 @@ class ExactGP:
         self, X: np.ndarray, T: np.ndarray, *, grad: bool = False, include_noise: bool = False
     ) -> Prediction:
         """Posterior at the points ``(X[i], T[i])`` with gradients in (x, t): d + 1 columns."""
+        if self._prior_mean is not None:
+            raise ValueError("predict_space_time: not available with a prior mean")
         from tvbo.gp.space_time import joint_posterior  # space_time imports this module
 
         return joint_posterior(self, X, T, grad=grad, include_noise=include_noise)
-
-# == prior mean (PE-GP-UCB's candidate priors, issue 11) ========================================
-class PriorMeanGP(ExactGP):
-    """The exact GP with a prior mean ``m(x)``, in original output units, for a FIXED prior.
-
-    PE-GP-UCB [P2] and its baselines are given candidate priors -- kernel, hyperparameters, noise
-    and mean -- and condition each on the data without fitting anything, so:
-
-    * outputs are not standardised (the prior's mean and hyperparameters are in the data's
-      units); the posterior mean is ``m(x) + k^T Delta^{-1} (y - m(X))``;
-    * the prior variance ``k(x, x)`` comes from the kernel's ``variance(X, T, hp)`` when it has
-      one (an empirical covariance is not stationary), else ``signal_var``;
-    * hyperparameters change only through :meth:`set_hyperparameters` (fixed-hyperparameter
-      mode: a full refactorisation, never a fit).
-
-    The factor is the same ``L L^T = K + noise I`` as :class:`ExactGP`'s, but the targets are
-    kept whitened, ``z = L^{-1} (y - m(X))``, updated with each appended row in O(n) instead of
-    re-solving ``alpha`` in O(n^2); the mean is ``m(x) + (L^{-1} k)^T z``, which reuses the solve
-    the variance needs. This is PE-GP-UCB's original per-prior arithmetic, moved here unchanged
-    (same operations, same order, same work counts), so its results are bit for bit those
-    recorded before the model layer existed. Two consequences kept from it: a numerically
-    non-positive new pivot is floored at ``1e-12 * k(x, x)`` (no jitter refactorisation; the
-    priors' noise variances are > 0, so it does not occur in practice), and the O(n) evidence
-    :meth:`log_marginal_likelihood` is not charged to the work counter. Input gradients are not
-    provided (a prior mean need not be differentiable; the prior-set algorithms maximise over
-    finite candidate sets).
-    """
-
-    def __init__(
-        self,
-        kernel,
-        hyperparameters: Hyperparameters,
-        *,
-        prior_mean=None,
-        work: WorkCounter | None = None,
-    ) -> None:
-        super().__init__(kernel, hyperparameters, standardize=False, work=work)
-        #: m(X) (m, d) -> (m,) in original units; None = the zero mean
-        self._prior_mean = prior_mean
-        self._Lbuf = np.zeros((0, 0))  # C-ordered, grown geometrically; _L is its (n, n) view
-        self._z = np.zeros(0)
-        #: y - m(X) (grown with _z), kept so a removal needs no new evaluation of the mean
-        self._rbuf = np.zeros(0)
-
-    def prior_mean(self, X: np.ndarray) -> np.ndarray:
-        """``m(X)`` (m,) in original units (the :class:`~tvbo.models.HasPriorMean` capability)."""
-        X = np.asarray(X, dtype=float)
-        if self._prior_mean is None:
-            return np.zeros(len(X))
-        return np.asarray(self._prior_mean(X), dtype=float).reshape(-1)
-
-    def _prior_variance(self, X: np.ndarray, T: np.ndarray) -> np.ndarray:
-        variance = getattr(self.kernel, "variance", None)
-        if variance is None:
-            return np.full(len(X), self._hp.signal_var)
-        return variance(X, T, self._hp)
-
-    def _commit_factor(self, L: np.ndarray, z: np.ndarray, resid: np.ndarray) -> None:
-        n = len(z)
-        self._Lbuf = np.array(L, dtype=float, order="C")
-        self._z = np.array(z, dtype=float)
-        self._rbuf = np.array(resid, dtype=float)
-        self._L = self._Lbuf[:n, :n]
-        self._ys = self._rbuf[:n]
-
-    def _point(self, x: np.ndarray) -> np.ndarray:
-        """One input as a (1, d) row; a lighter check than ``_points`` (this is the hot path)."""
-        x = np.asarray(x, dtype=float).reshape(1, -1)
-        if self.d is not None and x.shape[1] != self.d:
-            raise ValueError(f"x has {x.shape[1]} columns, but the GP has d = {self.d}")
-        if not np.isfinite(x).all():
-            raise ValueError("x contains non-finite values")
-        return x
-
-    def _time_column(self, t: np.ndarray | float | None, m: int, name: str) -> np.ndarray:
-        """``_times`` with a fast path for one finite scalar time (every call of the policy)."""
-        if self.kernel.has_time and isinstance(t, float | int) and not isinstance(t, bool):
-            if not math.isfinite(t):
-                raise ValueError(f"{name} contains non-finite values")
-            return np.full(m, float(t))
-        return self._times(t, m, name)
-
-    # -- data updates -------------------------------------------------------------------------
-    def set_data(self, X: np.ndarray, T: np.ndarray | None, y: np.ndarray) -> None:
-        """Replace the dataset and factorise from scratch (O(n^3), jitter escalation if needed)."""
-        X = self._points(X, "X", any_d=True).copy()
-        y = np.asarray(y, dtype=float).reshape(-1)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains non-finite values")
-        T = self._times(T, X.shape[0], "T")
-        self.work.call()
-        self._factorize(X, T, y.copy(), self._hp)
-
-    def set_hyperparameters(self, hp: Hyperparameters) -> None:
-        """Fix new hyperparameters (no fit): the factor is recomputed from scratch (O(n^3))."""
-        self._check_hp(hp)
-        self.work.call()
-        self._factorize(self._X, self._T, self._y, hp)
-
-    def _factorize(self, X: np.ndarray, T: np.ndarray, y: np.ndarray, hp: Hyperparameters) -> None:
-        n = y.shape[0]
-        if X.ndim == 2 and X.shape[1] > 0:
-            self.d = int(X.shape[1])
-        if n == 0:
-            self._X, self._T, self._y, self._hp = X.reshape(0, self.d or 0), T, y, hp
-            self.jitter = 0.0
-            self._commit_factor(np.zeros((0, 0)), np.zeros(0), np.zeros(0))
-            return
-        K = self.kernel.matrix(X, T, X, T, hp)
-        self.work.kernel(n * n)
-        K[np.diag_indices(n)] += hp.noise_var
-        scale = float(np.mean(np.diag(K)))
-        try:
-            L, jitter, events = cholesky_with_jitter(K, scale, self.work)
-        except JitterError as err:
-            self.jitter_events += err.escalations
-            raise
-        self.jitter_events += events
-        self.jitter = jitter
-        resid = y - self.prior_mean(X)
-        z = solve_triangular(L, resid, lower=True)
-        self.work.flops(flops_trisolve(n))
-        self._X, self._T, self._y, self._hp = X, T, y, hp
-        self._commit_factor(L, z, resid)
-
-    def append(self, x: np.ndarray, t: float | None, y: float) -> None:
-        """Add one observation: new factor row ``l = L^{-1} k``, pivot, and one new entry of z."""
-        x = self._point(x)
-        tt = self._time_column(t, 1, "t")
-        y = float(y)
-        if not math.isfinite(y):
-            raise ValueError(f"y must be finite, got {y!r}")
-        if self.d is None:
-            self.d = int(x.shape[1])
-            self._X = np.empty((0, self.d))
-        n, hp = self.n, self._hp
-        k = self.kernel.matrix(self._X, self._T, x, tt, hp)[:, 0]
-        c = float(self.kernel.matrix(x, tt, x, tt, hp)[0, 0]) + hp.noise_var + self.jitter
-        L = self._Lbuf[:n, :n]
-        lrow = solve_triangular(L, k, lower=True) if n else np.empty(0)
-        diag = math.sqrt(max(c - float(lrow @ lrow), 1e-12 * c))
-        resid = y - float(self.prior_mean(x)[0])
-        if n == self._Lbuf.shape[0]:  # grow the buffer geometrically
-            cap = max(8, 2 * n)
-            buf = np.zeros((cap, cap))
-            buf[:n, :n] = L
-            self._Lbuf = buf
-            self._z = np.concatenate([self._z, np.zeros(cap - len(self._z))])
-            self._rbuf = np.concatenate([self._rbuf, np.zeros(cap - len(self._rbuf))])
-        self._Lbuf[n, :n] = lrow
-        self._Lbuf[n, n] = diag
-        self._z[n] = (resid - float(lrow @ self._z[:n])) / diag
-        self._X = np.vstack([self._X, x])
-        self._T = np.append(self._T, tt)
-        self._y = np.append(self._y, y)
-        self._rbuf[n] = resid
-        self._L = self._Lbuf[: n + 1, : n + 1]
-        self._ys = self._rbuf[: n + 1]
-        self.work.kernel(n + 1)
-        self.work.flops(n * n + 4 * n)
-        self.work.call()
-
-    def remove(self, i: int) -> None:
-        """Delete observation ``i``: rank-one update of the trailing block, then z again."""
-        n = self.n
-        if not isinstance(i, int | np.integer) or not -n <= i < n:
-            raise IndexError(f"observation index {i!r} out of range for a GP with n = {n}")
-        i = int(i) % n
-        self.work.call()
-        L = self._Lbuf[:n, :n]
-        v = L[i + 1 :, i].copy()
-        trailing = np.array(L[i + 1 :, i + 1 :], order="F", copy=True)
-        cholesky_rank_one_update(trailing, v)
-        newL = np.zeros((n - 1, n - 1))
-        newL[:i, :i] = L[:i, :i]
-        newL[i:, :i] = L[i + 1 :, :i]
-        newL[i:, i:] = trailing
-        self._X = np.delete(self._X, i, axis=0)
-        self._T = np.delete(self._T, i)
-        self._y = np.delete(self._y, i)
-        resid = np.delete(self._rbuf[:n], i)
-        z = solve_triangular(newL, resid, lower=True) if n > 1 else np.zeros(0)
-        self.work.flops(flops_rank_one(n - i - 1) + flops_trisolve(n - 1))
-        self.work.steps(n - i - 1)
-        self._commit_factor(newL, z, resid)
-
-    # -- inference ----------------------------------------------------------------------------
-    def predict(
-        self,
-        X: np.ndarray,
-        t: np.ndarray | float | None,
-        *,
-        grad: bool = False,
-        include_noise: bool = False,
-    ) -> Prediction:
-        """Posterior mean and variance of f at (X, t); the prior before any data."""
-        if grad:
-            raise ValueError(
-                "PriorMeanGP.predict: grad=True is not available (a prior mean need not be "
-                "differentiable); maximise over a finite candidate set instead"
-            )
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or (self.d is not None and X.shape[1] != self.d):
-            raise ValueError(f"X must be (m, d = {self.d}), got shape {X.shape}")
-        if not np.isfinite(X).all():
-            raise ValueError("X contains non-finite values")
-        m, n = X.shape[0], self.n
-        T = self._time_column(t, m, "t")
-        mean = self.prior_mean(X)
-        var = self._prior_variance(X, T)
-        self.work.call()
-        if n:
-            Ks = self.kernel.matrix(X, T, self._X, self._T, self._hp)
-            V = solve_triangular(self._Lbuf[:n, :n], Ks.T, lower=True)
-            mean = mean + V.T @ self._z[:n]
-            var = var - np.sum(V * V, axis=0)
-            self.work.kernel(m * n)
-            self.work.flops(n * n * m + 4 * n * m)
-        var = np.maximum(var, 0.0)
-        if include_noise:
-            var = var + self._hp.noise_var
-        return Prediction(mean=mean, var=var)
-
-    def log_marginal_likelihood(self) -> float:
-        """``log N(y | m(X), K + noise I)`` of the data held (0 for no data); not charged."""
-        n = self.n
-        z = self._z[:n]
-        return float(
-            -0.5 * z @ z - np.sum(np.log(np.diag(self._Lbuf[:n, :n]))) - 0.5 * n * _LOG_2PI
-        )
-
-    def alpha(self) -> np.ndarray:
-        """``Delta^{-1} (y - m(X))``, the weights of the posterior mean's data term."""
-        n = self.n
-        if n == 0:
-            return np.empty(0)
-        return solve_triangular(self._Lbuf[:n, :n], self._z[:n], lower=True, trans="T")

@@ -2,8 +2,8 @@
 
 PE-GP-UCB and its baselines are told a finite set of GP priors that contains the true one
 (spec_sparq_pegpucb.md PART B). A prior is data -- :class:`CandidatePrior` -- and becomes a model
-with :meth:`CandidatePrior.model`: the exact GP with a prior mean
-(:class:`tvbo.gp.exact.PriorMeanGP`) in fixed-hyperparameter mode (the prior IS the model, nothing
+with :meth:`CandidatePrior.model`: the exact GP (:class:`tvbo.gp.exact.ExactGP`) with the prior's
+mean, unstandardised, in fixed-hyperparameter mode (the prior IS the model, nothing
 is fitted). The kernel (:class:`PriorKernel`) is
 
 ``k((x, t), (x', t')) = signal_var * corr(|x - x'| / lengthscale_space) * (1 - epsilon) **
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tvbo.gp.exact import PriorMeanGP
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, correlation
 from tvbo.work import WorkCounter
 
@@ -37,6 +37,7 @@ __all__ = [
     "HillsShape",
     "PriorKernel",
     "hills_priors",
+    "prior_posterior",
 ]
 
 #: number of hills and of candidate priors of the toy (prior 0 = equal hills, prior n = hill n-1
@@ -265,10 +266,16 @@ class CandidatePrior:
             self.space_kernel, self.epsilon, covariance=self.covariance, locations=self.locations
         )
 
-    def model(self, work: WorkCounter | None = None) -> PriorMeanGP:
-        """An exact GP with this prior's kernel, fixed hyperparameters and mean (no data)."""
-        return PriorMeanGP(
-            self.space_time_kernel(), self.hyperparameters, prior_mean=self.mean_at, work=work
+    def model(self, work: WorkCounter | None = None) -> ExactGP:
+        """An exact GP with this prior's kernel, fixed hyperparameters and mean (no data).
+
+        Unstandardised: the prior's mean and hyperparameters are in the data's units. Nothing
+        is fitted (the prior IS the model); :meth:`ExactGP.set_hyperparameters` is the only
+        way its hyperparameters change.
+        """
+        return ExactGP(
+            self.space_time_kernel(), self.hyperparameters, standardize=False,
+            prior_mean=self.mean_at, work=work,
         )
 
     # -- the prior's functions --------------------------------------------------------------
@@ -304,3 +311,12 @@ class CandidatePrior:
     def kernel(self, X1: np.ndarray, T1: np.ndarray, X2: np.ndarray, T2: np.ndarray) -> np.ndarray:
         """k((x, t), (x', t')) between two point sets; times in seconds."""
         return self.space_time_kernel().matrix(X1, T1, X2, T2, self.hyperparameters)
+
+
+def prior_posterior(log_evidence: np.ndarray) -> np.ndarray:
+    """``P(p | D)`` over candidate priors from their log evidences, uniform hyperprior
+    ``P(p) = 1/|U|`` ([P2] B.7.2): ``exp(lml - max lml)``, normalised (shifted by the maximum
+    so the largest weight is 1 and nothing underflows to an all-zero vector)."""
+    lml = np.asarray(log_evidence, float)
+    w = np.exp(lml - lml.max())
+    return w / w.sum()

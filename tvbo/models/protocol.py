@@ -133,8 +133,8 @@ class HasPointNoise(Protocol):
 class HasPriorMean(Protocol):
     """A model with a non-zero prior mean function m(x) (in original units).
 
-    Implemented by :class:`tvbo.gp.exact.PriorMeanGP`, the exact GP of a fixed candidate prior
-    (:meth:`tvbo.models.candidate_prior.CandidatePrior.model`).
+    Implemented by :class:`tvbo.gp.exact.ExactGP` (``prior_mean=``; zeros without one), the
+    exact GP of a fixed candidate prior (:meth:`tvbo.models.candidate_prior.CandidatePrior.model`).
     """
 
     def prior_mean(self, X: np.ndarray) -> np.ndarray: ...
