@@ -226,6 +226,8 @@ class ParameterSpec:
 
 
 OPTIMIZERS: tuple[str, ...] = ("adam", "lbfgs-raw")
+#: how the fused Adam loop gets a hyperparameter from the raw vector (FitMode._adam_fused)
+_FIXED, _SOFTPLUS, _SOFTPLUS_PLUS, _OTHER = range(4)
 #: torch.optim.Adam's defaults (betas, eps), used by every Adam fit here
 ADAM_BETAS: tuple[float, float] = (0.9, 0.999)
 ADAM_EPS: float = 1e-8
@@ -448,43 +450,67 @@ class FitMode:
         mom = [0.0] * m
         vel = [0.0] * m
         zero = [0.0] * m
-        # per hyperparameter: (index into z or -1 if fixed, spec)
-        slots = [(free.index(k) if s.fixed is None else -1, s) for k, s in enumerate(specs)]
-        chain = [(j, k, specs[k]) for j, k in enumerate(free)]
-        theta = np.empty(len(specs))
-        log, isfinite, sqrt = math.log, math.isfinite, math.sqrt
+        # per hyperparameter k: (how its value h follows from z, index into z, lower, spec);
+        # softplus-based constraints (GPyTorch's Positive / GreaterThan) are evaluated for the
+        # whole raw vector by one np.logaddexp call (the same ufunc loop as softplus() runs)
+        slots = []
+        for k, spec in enumerate(specs):
+            kind = spec.constraint.kind
+            code = (_FIXED if spec.fixed is not None else _SOFTPLUS if kind == "positive"
+                    else _SOFTPLUS_PLUS if kind == "greater_than" else _OTHER)
+            j = -1 if spec.fixed is not None else free.index(k)
+            slots.append((code, j, spec.constraint.lower, spec))
+        chain = [(j, k, specs[k], specs[k].constraint.kind in ("positive", "greater_than"))
+                 for j, k in enumerate(free)]
+        log, isfinite, sqrt, tanh = math.log, math.isfinite, math.sqrt, math.tanh
+        logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
         learn_mean = self.learn_mean
         values, lml_and_grad = objective.values, objective.lml_and_grad
         loss = math.inf
         for t in range(1, steps + 1):
             # -- value_and_grad(z): (LML + log prior) * scale and its gradient -----------------
+            soft = logaddexp(0.0, as_array(z)).tolist()
             hs = []
-            for k, (j, s) in enumerate(slots):
-                h = s.fixed if j < 0 else s.constraint.value(z[j])
+            th = []
+            degenerate = False
+            for code, j, lower, spec in slots:
+                if code == _SOFTPLUS:
+                    h = soft[j]
+                elif code == _SOFTPLUS_PLUS:
+                    h = soft[j] + lower
+                elif code == _FIXED:
+                    h = spec.fixed
+                else:
+                    h = spec.constraint.value(z[j])
                 hs.append(h)
-                theta[k] = log(max(h, 1e-300) * s.unit)
-            value = -math.inf
-            if all(isfinite(h) and h > 0 for h in hs):
+                th.append(log(max(h, 1e-300) * spec.unit))
+                if not (isfinite(h) and h > 0):  # an under/overflowed raw value
+                    degenerate = True
+            value = -inf
+            if not degenerate:
                 if learn_mean:
                     objective.y = y - z[-1]
-                lml, g_log = lml_and_grad(*values(theta))
-                if g_log is not None and isfinite(lml) and all(isfinite(g) for g in g_log):
+                lml, g_log = lml_and_grad(*values(as_array(th)))
+                if g_log is not None and isfinite(lml) and all(map(isfinite, g_log)):
                     total = lml
                     grad = [0.0] * m
-                    for j, k, s in chain:
+                    for j, k, spec, soft_kind in chain:
                         h = hs[k]
                         d = g_log[k] / h
-                        if s.prior is not None:
-                            total += s.prior.log_density(h)
-                            d += s.prior.dlog_density_dh(h)
-                        grad[j] = d * s.constraint.dvalue(z[j])
+                        if spec.prior is not None:
+                            total += spec.prior.log_density(h)
+                            d += spec.prior.dlog_density_dh(h)
+                        # dh/dr: the sigmoid of _sigmoid() for softplus kinds
+                        r = z[j]
+                        grad[j] = d * (0.5 * (1.0 + tanh(0.5 * r)) if soft_kind
+                                       else spec.constraint.dvalue(r))
                     if learn_mean:
-                        grad[-1] = float(np.sum(objective.alpha))
+                        grad[-1] = float(objective.alpha.sum())
                     value = total * scale
             # -- the best point evaluated, and _negate -----------------------------------------
             if isfinite(value):
                 if value > best["value"]:
-                    best["value"], best["z"] = value, np.array(z, float)
+                    best["value"], best["z"] = value, as_array(z, float)
                 loss = -value
                 g = [-(gi * scale) for gi in grad]
             else:
