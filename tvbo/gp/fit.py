@@ -268,13 +268,17 @@ class LMLObjective:
         else:
             ct = dct = None
             Kf = cs * sv
-        A = Kf.copy()
-        A.reshape(-1)[:: n + 1] += nv
+        # Delta = Kf + noise I, copied straight into the Fortran order LAPACK works in, so
+        # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
+        A = np.array(Kf, order="F")
+        A.T.reshape(-1)[:: n + 1] += nv
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
-        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=0)
+        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
         work.flops(self._chol_flops)
         if not (info == 0 and (n == 0 or float(L.diagonal().min()) ** 2 > PIVOT_RTOL * scale)):
+            A = Kf.copy()  # the failed attempt overwrote the first copy
+            A.reshape(-1)[:: n + 1] += nv
             try:
                 L, _, events = cholesky_with_jitter(
                     A, scale, work, start_jitter=JITTER_START * scale
