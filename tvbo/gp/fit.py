@@ -179,6 +179,7 @@ class LMLObjective:
         self._chol_flops = flops_cholesky(self.n)
         n, n_grad = self.n, len(self.names)
         self._grad_flops = 2 * flops_trisolve(n) + flops_inverse(n) + 4.0 * n_grad * n * n
+        self._buffers: tuple | None = None
         self.n_evals = 0
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
@@ -238,6 +239,15 @@ class LMLObjective:
             self.best_lml, self.best_theta = lml, theta.copy()
         return lml, grad
 
+    def _workspace(self) -> tuple:
+        """n x n buffers reused by every evaluation of this objective (allocated once)."""
+        if self._buffers is None:
+            shape = self.Ds.shape
+            arrays = [np.empty(shape) for _ in range(8)]
+            self._buffers = (*arrays, np.empty(shape, order="F"),
+                             (np.empty(shape), np.empty(shape)))
+        return self._buffers
+
     def lml_and_grad(
         self, sv: float, ls: float, lt: float | None, nv: float
     ) -> tuple[float, list[float] | None]:
@@ -246,38 +256,41 @@ class LMLObjective:
 
         The hot loop of every fit (150 of them per fit in mode ``gpytorch-adam``): on the small
         datasets of a run its cost is interpreter overhead as much as arithmetic, so it calls
-        LAPACK directly (``dpotrf``/``dpotrs``, as ``cholesky_with_jitter``/``cho_solve`` would)
-        and builds no objects. Every floating-point operation is the one of the textbook
-        formulas in the module docstring, in a fixed order; tests/test_fit_speed.py checks the
-        results bit for bit against that plain formulation.
+        LAPACK directly (``dpotrf``/``dpotrs``, as ``cholesky_with_jitter``/``cho_solve`` would),
+        builds no objects and writes every n x n intermediate into buffers allocated once per
+        objective (:meth:`_workspace`; factor and inverse overwrite Delta's copy in place).
+        Every floating-point operation is the one of the textbook formulas in the module
+        docstring, in a fixed order; tests/test_fit_speed.py checks the results bit for bit
+        against that plain formulation.
         """
         n = self.n
         work = self.work
         work.call()
         work.kernel(n * n)
         self.n_evals += 1
-        rs = self.Ds / ls
-        cs, dcs = self.kernel.space.value_and_d_dr(rs)
+        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch = self._workspace()
+        np.divide(self.Ds, ls, out=rs)
+        self.kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
         dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
         if self.Dt is not None:
-            rt = self.Dt / lt
-            ct, dct = self.kernel.time.value_and_d_dr(rt)
+            np.divide(self.Dt, lt, out=rt)
+            self.kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
             dct *= rt
-            Kf = cs * ct
+            np.multiply(cs, ct, out=Kf)
             Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
         else:
             ct = dct = None
-            Kf = cs * sv
-        # Delta = Kf + noise I, copied straight into the Fortran order LAPACK works in, so
+            np.multiply(cs, sv, out=Kf)
+        # Delta = Kf + noise I, copied into the Fortran-order buffer LAPACK works in, so
         # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
-        A = np.array(Kf, order="F")
+        np.copyto(A, Kf)
         A.T.reshape(-1)[:: n + 1] += nv
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
         L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
         work.flops(self._chol_flops)
         if not (info == 0 and (n == 0 or float(L.diagonal().min()) ** 2 > PIVOT_RTOL * scale)):
-            A = Kf.copy()  # the failed attempt overwrote the first copy
+            A = Kf.copy()  # the failed attempt overwrote the buffer
             A.reshape(-1)[:: n + 1] += nv
             try:
                 L, _, events = cholesky_with_jitter(
@@ -289,8 +302,10 @@ class LMLObjective:
             self.jitter_events += events + 1
         alpha = dpotrs(L, self.y, lower=1, overwrite_b=False)[0]
         self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
-        # lower triangle of Delta^{-1}; its upper triangle stays 0 because dpotrf cleaned it
-        P, info = dpotri(L, lower=1)
+        log_det = float(np.log(L.diagonal()).sum())  # before dpotri overwrites L
+        # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
+        # cleaned it)
+        P, info = dpotri(L, lower=1, overwrite_c=1)
         if info != 0:
             return -math.inf, None
         Pt = P.T  # C-contiguous view, so vdot needs no copy; M symmetric => same sums
@@ -299,11 +314,13 @@ class LMLObjective:
         # alpha^T M alpha - tr(Delta^{-1} M) for symmetric M whose P_ii M_ii sum to tr_diag
         # (the trace uses only the lower triangle of Delta^{-1}), inlined for each M below
         work.flops(self._grad_flops)
-        lml = (-0.5 * float(self.y @ alpha) - float(np.sum(np.log(L.diagonal())))
-               - 0.5 * n * _LOG_2PI)
+        lml = -0.5 * float(self.y @ alpha) - log_det - 0.5 * n * _LOG_2PI
         grad = [0.5 * (float(alpha @ (Kf @ alpha)) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
         # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
-        Ms = dcs if ct is None else dcs * ct
+        if ct is None:
+            Ms = dcs
+        else:
+            np.multiply(dcs, ct, out=Ms)
         grad.append(-0.5 * sv * (float(alpha @ (Ms @ alpha)) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
         if ct is not None:
             dct *= cs
