@@ -34,14 +34,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_solve
-from scipy.linalg.lapack import dpotri
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 from scipy.optimize import minimize
 
 from tvbo.gp.exact import (
+    JITTER_START,
+    PIVOT_RTOL,
     ExactGP,
     JitterError,
     cholesky_with_jitter,
+    flops_cholesky,
     flops_inverse,
     flops_trisolve,
 )
@@ -173,6 +175,11 @@ class LMLObjective:
         if kernel.has_time:
             T = np.asarray(T, dtype=float).reshape(-1)
             self.Dt = time_distances(T, T)
+        #: work of one evaluation, as the textbook counts of tvbo.gp.exact (computed once)
+        self._chol_flops = flops_cholesky(self.n)
+        n, n_grad = self.n, len(self.names)
+        self._grad_flops = 2 * flops_trisolve(n) + flops_inverse(n) + 4.0 * n_grad * n * n
+        self._buffers: tuple | None = None
         self.n_evals = 0
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
@@ -193,62 +200,36 @@ class LMLObjective:
     def log_bounds(self, bounds: HyperparameterBounds) -> list[tuple[float, float]]:
         return [tuple(math.log(v) for v in getattr(bounds, name)) for name in self.names]
 
+    def values(self, theta: np.ndarray) -> tuple[float, float, float | None, float]:
+        """``(signal_var, lengthscale_space, lengthscale_time, noise_var)`` at ``theta``.
+
+        The same floats as :meth:`to_hyperparameters` (one ``np.exp`` of the whole vector),
+        without building the dataclass on every evaluation; a value the dataclass would reject
+        (not finite, not positive) is passed to it, so the same ``ValueError`` is raised.
+        """
+        ex = np.exp(theta).tolist()
+        sv, ls = ex[0], ex[1]
+        k = 2
+        lt = None
+        if self.kernel.has_time:
+            lt = ex[2]
+            k = 3
+        nv = ex[k] if self.fit_noise else float(self.fixed_noise)
+        ok = (
+            math.isfinite(sv) and sv > 0 and math.isfinite(ls) and ls > 0
+            and (lt is None or (math.isfinite(lt) and lt > 0))
+            and math.isfinite(nv) and nv >= 0
+        )
+        if not ok:
+            self.to_hyperparameters(theta)  # raises the dataclass's ValueError
+        return sv, ls, lt, nv
+
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """``(LML, d LML / d theta)`` at ``theta`` (plus the log prior and its gradient, if any)."""
         theta = np.asarray(theta, dtype=float)
-        hp = self.to_hyperparameters(theta)
-        n = self.n
-        work = self.work
-        work.call()
-        work.kernel(n * n)
-        self.n_evals += 1
-        sv, nv = hp.signal_var, hp.noise_var
-        rs = self.Ds / hp.lengthscale_space
-        cs, dcs = self.kernel.space.value_and_d_dr(rs)
-        dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
-        if self.Dt is not None:
-            rt = self.Dt / hp.lengthscale_time
-            ct, dct = self.kernel.time.value_and_d_dr(rt)
-            dct *= rt
-            Kf = cs * ct
-            Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
-        else:
-            ct = dct = None
-            Kf = cs * sv
-        A = Kf.copy()
-        A[np.diag_indices(n)] += nv
-        try:
-            L, _, events = cholesky_with_jitter(A, sv + nv, work)
-        except JitterError as err:
-            self.jitter_events += err.escalations
+        lml, grad = self.lml_and_grad(*self.values(theta))
+        if grad is None:
             return -math.inf, np.zeros_like(theta)
-        self.jitter_events += events
-        alpha = cho_solve((L, True), self.y, check_finite=False)
-        self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
-        # lower triangle of Delta^{-1}; its upper triangle stays 0 because dpotrf cleaned it
-        P, info = dpotri(L, lower=1)
-        if info != 0:
-            return -math.inf, np.zeros_like(theta)
-        Pt = P.T  # C-contiguous view, so vdot needs no copy; M symmetric => same sums
-        tr_p = float(np.trace(P))
-
-        def quad_minus_trace(M: np.ndarray, tr_diag: float) -> float:
-            """``alpha^T M alpha - tr(Delta^{-1} M)`` for symmetric M with ``P_ii M_ii`` summing
-            to ``tr_diag``; the trace uses only the lower triangle of Delta^{-1}."""
-            return float(alpha @ (M @ alpha)) - (2.0 * float(np.vdot(Pt, M)) - tr_diag)
-
-        n_grad = len(self.names)
-        work.flops(2 * flops_trisolve(n) + flops_inverse(n) + 4.0 * n_grad * n * n)
-        lml = -0.5 * float(self.y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * n * _LOG_2PI
-        grad = [0.5 * quad_minus_trace(Kf, sv * tr_p)]
-        # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
-        Ms = dcs if ct is None else dcs * ct
-        grad.append(-0.5 * sv * quad_minus_trace(Ms, 0.0))
-        if ct is not None:
-            dct *= cs
-            grad.append(-0.5 * sv * quad_minus_trace(dct, 0.0))
-        if self.fit_noise:
-            grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
         grad = np.asarray(grad)
         if self.prior is not None:
             log_prior, prior_grad = self.prior.log_density_and_grad(self.names, theta)
@@ -256,6 +237,98 @@ class LMLObjective:
             grad = grad + prior_grad
         if lml > self.best_lml:
             self.best_lml, self.best_theta = lml, theta.copy()
+        return lml, grad
+
+    def _workspace(self) -> tuple:
+        """n x n buffers reused by every evaluation of this objective (allocated once)."""
+        if self._buffers is None:
+            shape = self.Ds.shape
+            arrays = [np.empty(shape) for _ in range(8)]
+            self._buffers = (*arrays, np.empty(shape, order="F"),
+                             (np.empty(shape), np.empty(shape)))
+        return self._buffers
+
+    def lml_and_grad(
+        self, sv: float, ls: float, lt: float | None, nv: float
+    ) -> tuple[float, list[float] | None]:
+        """LML of :attr:`y` and its gradient w.r.t. the log hyperparameters (a list in the order
+        of :attr:`names`; ``None`` with LML ``-inf`` when the factorisation fails); no prior.
+
+        The hot loop of every fit (150 of them per fit in mode ``gpytorch-adam``): on the small
+        datasets of a run its cost is interpreter overhead as much as arithmetic, so it calls
+        LAPACK directly (``dpotrf``/``dpotrs``, as ``cholesky_with_jitter``/``cho_solve`` would),
+        builds no objects and writes every n x n intermediate into buffers allocated once per
+        objective (:meth:`_workspace`; factor and inverse overwrite Delta's copy in place).
+        Every floating-point operation is the one of the textbook formulas in the module
+        docstring, in a fixed order; tests/test_fit_speed.py checks the results bit for bit
+        against that plain formulation.
+        """
+        n = self.n
+        work = self.work
+        work.call()
+        work.kernel(n * n)
+        self.n_evals += 1
+        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch = self._workspace()
+        np.divide(self.Ds, ls, out=rs)
+        self.kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
+        dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
+        if self.Dt is not None:
+            np.divide(self.Dt, lt, out=rt)
+            self.kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
+            dct *= rt
+            np.multiply(cs, ct, out=Kf)
+            Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
+        else:
+            ct = dct = None
+            np.multiply(cs, sv, out=Kf)
+        # Delta = Kf + noise I, copied into the Fortran-order buffer LAPACK works in, so
+        # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
+        np.copyto(A, Kf)
+        A.T.reshape(-1)[:: n + 1] += nv
+        scale = sv + nv
+        # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
+        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
+        work.flops(self._chol_flops)
+        if not (info == 0 and (n == 0 or float(L.diagonal().min()) ** 2 > PIVOT_RTOL * scale)):
+            A = Kf.copy()  # the failed attempt overwrote the buffer
+            A.reshape(-1)[:: n + 1] += nv
+            try:
+                L, _, events = cholesky_with_jitter(
+                    A, scale, work, start_jitter=JITTER_START * scale
+                )
+            except JitterError as err:
+                self.jitter_events += err.escalations + 1
+                return -math.inf, None
+            self.jitter_events += events + 1
+        alpha = dpotrs(L, self.y, lower=1, overwrite_b=False)[0]
+        self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
+        log_det = float(np.log(L.diagonal()).sum())  # before dpotri overwrites L
+        # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
+        # cleaned it)
+        P, info = dpotri(L, lower=1, overwrite_c=1)
+        if info != 0:
+            return -math.inf, None
+        Pt = P.T  # C-contiguous view, so vdot needs no copy; M symmetric => same sums
+        tr_p = float(P.trace())
+        vdot = np.vdot
+        # alpha^T M alpha - tr(Delta^{-1} M) for symmetric M whose P_ii M_ii sum to tr_diag
+        # (the trace uses only the lower triangle of Delta^{-1}), inlined for each M below
+        work.flops(self._grad_flops)
+        lml = -0.5 * float(self.y @ alpha) - log_det - 0.5 * n * _LOG_2PI
+        grad = [0.5 * (float(alpha @ (Kf @ alpha)) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
+        # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
+        if ct is None:
+            Ms = dcs
+        else:
+            np.multiply(dcs, ct, out=Ms)
+        grad.append(-0.5 * sv * (float(alpha @ (Ms @ alpha)) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
+        if ct is not None:
+            dct *= cs
+            grad.append(
+                -0.5 * sv * (float(alpha @ (dct @ alpha)) - (2.0 * float(vdot(Pt, dct)) - 0.0))
+            )
+        if self.fit_noise:
+            grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
         return lml, grad
 
 
