@@ -260,7 +260,7 @@ class LMLObjective:
         builds no objects and writes every n x n intermediate into buffers allocated once per
         objective (:meth:`_workspace`; factor and inverse overwrite Delta's copy in place).
         Every floating-point operation is the one of the textbook formulas in the module
-        docstring, in a fixed order; tests/test_fit_speed.py checks the results bit for bit
+        docstring, in a fixed order; tests/gp/test_fit_speed.py checks the results bit for bit
         against that plain formulation.
         """
         n = self.n

@@ -440,7 +440,7 @@ class FitMode:
         :meth:`LMLObjective.lml_and_grad` (no prior in these modes' objective), and the
         ``np.errstate`` is entered once by the caller. Every value, the order of every
         operation and the best-point bookkeeping are those of the plain path (``fused=False``);
-        tests/test_fit_speed.py checks the fitted results bit for bit against it.
+        tests/gp/test_fit_speed.py checks the fitted results bit for bit against it.
         """
         lr, steps = self.lr, self.steps
         b1, b2 = ADAM_BETAS

@@ -38,7 +38,7 @@ class Correlation:
     buffers. Each result is the same sequence of IEEE operations on the same operands as the
     textbook expression in the class docstring (``1 + a r`` and ``a r + 1`` are the same
     rounded sum; ``(-c) r`` is the same product), so every float is identical
-    (tests/test_fit_speed.py); a 0-d argument takes the plain expression and returns a scalar.
+    (tests/gp/test_fit_speed.py); a 0-d argument takes the plain expression and returns a scalar.
     """
 
     name: str = ""
