@@ -349,7 +349,7 @@ HORIZON_SHARE_LIMIT = 0.10
 HORIZON_COLUMNS: tuple[str, ...] = (
     "runs", "fits", "lT_fits", "share_fits_lT_above_horizon", "share_fits_at_bound",
     "runs_lT_above_horizon", "runs_final_lT_above_horizon", "resets_per_run",
-    "removals_per_run", "above_limit",
+    "removals_per_run", "fit_modes", "above_limit",
 )
 
 
@@ -409,7 +409,8 @@ def horizon_table(
     ``runs_lT_above_horizon`` (runs with at least one such fit) and
     ``runs_final_lT_above_horizon`` (runs whose last such fit is beyond); ``resets_per_run`` /
     ``removals_per_run`` (means of the final ``state_resets`` / ``state_removed_total``, NaN
-    where the algorithm has none); ``above_limit`` (share > ``limit``).
+    where the algorithm has none); ``fit_modes`` (the fit modes of its ``l_T`` fits, else of
+    its fits); ``above_limit`` (share > ``limit``).
     """
     _check(campaign)
     by = tuple(by)
@@ -456,6 +457,9 @@ def horizon_table(
             row["runs_lT_above_horizon"] = row["runs_final_lT_above_horizon"] = 0
         row["resets_per_run"] = float(run_group["resets"].mean())
         row["removals_per_run"] = float(run_group["removals"].mean())
+        modes = lt["mode"] if len(lt) and "mode" in lt else (
+            fits["mode"] if len(fits) and "mode" in fits else pd.Series(dtype=object))
+        row["fit_modes"] = ", ".join(sorted({str(m) for m in modes if str(m)}))
         share = row["share_fits_lT_above_horizon"]
         row["above_limit"] = bool(math.isfinite(share) and share > limit)
         rows.append(row)
