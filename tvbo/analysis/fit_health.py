@@ -339,6 +339,134 @@ def fit_health_table(
 
 
 # ------------------------------------------------------------------------------------------------
+# l_T beyond the horizon (the reproduction report's fit-health criterion)
+# ------------------------------------------------------------------------------------------------
+#: the criterion's limit: an algorithm is marked when more than this share of its fits of l_T
+#: end beyond the horizon
+HORIZON_SHARE_LIMIT = 0.10
+
+#: columns of :func:`horizon_table`
+HORIZON_COLUMNS: tuple[str, ...] = (
+    "runs", "fits", "lT_fits", "share_fits_lT_above_horizon", "share_fits_at_bound",
+    "runs_lT_above_horizon", "runs_final_lT_above_horizon", "resets_per_run",
+    "removals_per_run", "fit_modes", "above_limit",
+)
+
+
+def _run_steps(campaign: xr.Dataset) -> pd.DataFrame:
+    """Per run: ``steps``, its number of observations (``n_iterations``, warm-up included)."""
+    if "n_iterations" not in campaign:
+        return pd.DataFrame(columns=[*RUN_KEYS, "steps"])
+    frame = campaign["n_iterations"].astype(float).to_dataframe(name="steps").reset_index()
+    return frame[[*RUN_KEYS, "steps"]]
+
+
+def horizon_records(campaign: xr.Dataset, records: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every hyperparameter fit that fitted a temporal lengthscale, with the horizon in its unit.
+
+    A surrogate's ``l_T`` in seconds is compared with the run's horizon (s). A forgetting rate fit
+    through ``l_T = -2 / ln(1 - eps)`` on the iteration index (TV-GP-UCB's index axis, R-GP-UCB's
+    eps fit: ``time_unit == "step"``) counts steps, so it is compared with the run's horizon in
+    steps, its number of observations (``n_iterations``): an ``l_T`` beyond it means the model
+    keeps a correlation above exp(-1) between the first and the last observation of the run,
+    i.e. it treats the function as (nearly) static over the whole run, as an ``l_T`` in seconds
+    beyond the horizon does. Columns: those of :func:`fit_records` plus ``horizon_in_unit`` and
+    ``above_horizon`` (bool). ``records``: :func:`fit_records` of ``campaign`` if already read.
+    """
+    records = fit_records(campaign) if records is None else records
+    if records.empty or "lengthscale_time" not in records:
+        return records.assign(horizon_in_unit=pd.Series(dtype=float),
+                              above_horizon=pd.Series(dtype=bool))
+    fitted = _fitted(records, "lengthscale_time") | _fitted(records, "epsilon")
+    unit = records["time_unit"].astype(str) if "time_unit" in records else pd.Series(
+        "", index=records.index)
+    keep = fitted & unit.isin(["s", "step"]) & np.isfinite(
+        records["lengthscale_time"].astype(float))
+    records = records[keep].copy()
+    steps = _run_steps(campaign)
+    records = records.merge(steps, on=list(RUN_KEYS), how="left") if len(records) else \
+        records.assign(steps=pd.Series(dtype=float))
+    records["horizon_in_unit"] = np.where(records["time_unit"].astype(str) == "step",
+                                          records["steps"].astype(float),
+                                          records["horizon"].astype(float))
+    records["above_horizon"] = (records["lengthscale_time"].astype(float)
+                                > records["horizon_in_unit"])
+    return records.drop(columns="steps")
+
+
+def horizon_table(
+    campaign: xr.Dataset, *, by: tuple[str, ...] = ("algorithm",),
+    limit: float = HORIZON_SHARE_LIMIT,
+) -> pd.DataFrame:
+    """Per ``by`` group (``("algorithm",)`` or ``("benchmark", "algorithm")``): the share of
+    fits with ``l_T`` beyond the horizon (:func:`horizon_records`) and the rest of a campaign's
+    fit health, pooled over the group's runs.
+
+    Columns (:data:`HORIZON_COLUMNS`): ``runs``; ``fits`` (hyperparameter fits of
+    :data:`PARAMETERS`); ``lT_fits`` (those that fitted ``l_T`` or ``eps``);
+    ``share_fits_lT_above_horizon`` (NaN without any); ``share_fits_at_bound`` (fits with any
+    fitted hyperparameter at a bound, :func:`fit_health_table`'s definition);
+    ``runs_lT_above_horizon`` (runs with at least one such fit) and
+    ``runs_final_lT_above_horizon`` (runs whose last such fit is beyond); ``resets_per_run`` /
+    ``removals_per_run`` (means of the final ``state_resets`` / ``state_removed_total``, NaN
+    where the algorithm has none); ``fit_modes`` (the fit modes of its ``l_T`` fits, else of
+    its fits); ``above_limit`` (share > ``limit``).
+    """
+    _check(campaign)
+    by = tuple(by)
+    if not set(by) <= set(_GROUP) or "algorithm" not in by:
+        raise ValueError(f"by must name 'algorithm' and optionally 'benchmark' / 'speed', got "
+                         f"{by!r}")
+    all_records = fit_records(campaign)
+    records = all_records
+    if len(records):
+        judged = np.zeros(len(records), bool)
+        for name in PARAMETERS:
+            judged |= _fitted(records, name).to_numpy()
+        records = records[judged]
+        at_bound = np.zeros(len(records), bool)
+        for name in PARAMETERS:
+            fitted = _fitted(records, name)
+            for side in ("lower", "upper"):
+                at_bound |= (_flag(records, name, side) & fitted).to_numpy()
+        records = records.assign(at_bound=at_bound)
+    temporal = horizon_records(campaign, all_records)
+    runs = _runs_frame(campaign)
+    rows = []
+    for key, run_group in runs.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        cell = dict(zip(by, key, strict=True))
+
+        def select(frame: pd.DataFrame, cell: dict = cell) -> pd.DataFrame:
+            if frame.empty:
+                return frame
+            mask = np.all([(frame[k] == v).to_numpy() for k, v in cell.items()], axis=0)
+            return frame[mask]
+
+        fits, lt = select(records), select(temporal)
+        row: dict[str, object] = {**cell, "runs": len(run_group), "fits": len(fits),
+                                  "lT_fits": len(lt)}
+        row["share_fits_lT_above_horizon"] = (float(lt["above_horizon"].mean()) if len(lt)
+                                              else math.nan)
+        row["share_fits_at_bound"] = float(fits["at_bound"].mean()) if len(fits) else math.nan
+        if len(lt):
+            per_run = lt.sort_values("fit").groupby(list(RUN_KEYS))["above_horizon"]
+            row["runs_lT_above_horizon"] = int(per_run.any().sum())
+            row["runs_final_lT_above_horizon"] = int(per_run.last().sum())
+        else:
+            row["runs_lT_above_horizon"] = row["runs_final_lT_above_horizon"] = 0
+        row["resets_per_run"] = float(run_group["resets"].mean())
+        row["removals_per_run"] = float(run_group["removals"].mean())
+        modes = lt["mode"] if len(lt) and "mode" in lt else (
+            fits["mode"] if len(fits) and "mode" in fits else pd.Series(dtype=object))
+        row["fit_modes"] = ", ".join(sorted({str(m) for m in modes if str(m)}))
+        share = row["share_fits_lT_above_horizon"]
+        row["above_limit"] = bool(math.isfinite(share) and share > limit)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *HORIZON_COLUMNS])
+
+
+# ------------------------------------------------------------------------------------------------
 # the figure
 # ------------------------------------------------------------------------------------------------
 def lengthscale_time_figure(campaign: xr.Dataset) -> Figure:
@@ -455,9 +583,12 @@ def load_and_write(path: str | Path, outdir: str | Path, **options: object) -> l
 
 __all__: list[Hashable] = [
     "FIT_HEALTH_FILES",
+    "HORIZON_SHARE_LIMIT",
     "degenerate_runs",
     "fit_health_table",
     "fit_records",
+    "horizon_records",
+    "horizon_table",
     "lengthscale_time_figure",
     "write_fit_health",
 ]

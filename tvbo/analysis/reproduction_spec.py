@@ -20,6 +20,12 @@ clear line naming the field, the value and the valid choices. Sections:
 ``explanations``
     ``[{table, benchmarks, algorithms, cause, evidence: [...]}]``: why tvbo ranks some algorithms of
     a published table differently, with evidence the generator computes from run files.
+``fit_causes``
+    ``[{table, algorithms, paper_setting, source, cause, evidence: [...]}]``: why an algorithm of
+    a table's campaign fits a temporal lengthscale beyond the horizon in more than 10 % of its fits
+    (the report's fit-health subsection). ``paper_setting`` (true / false) says whether its
+    paper's own setting produces it (``source``: where the paper or its code states that setting);
+    ``algorithms`` are names of the table's campaign (its extra rows included).
 ``claims``
     ``[{id, paper, source, quote, campaign, benchmarks, algorithms, baselines, measure, relation,
     reason, evidence}]``: a seed paper's headline claim and how tvbo's runs test it.
@@ -67,7 +73,9 @@ STATE_SUMMARIES: tuple[str, ...] = ("mean", "final")
 VARIANT_METRICS: tuple[str, ...] = ("average_regret", "time_integrated_regret", "n_iterations")
 RELATIONS: tuple[str, ...] = ("better", "not_worse")
 MEASURE_AT: tuple[str, ...] = ("final", "cpu_time")
-SECTIONS: tuple[str, ...] = ("campaigns", "tables", "sensitivity", "explanations", "claims")
+SECTIONS: tuple[str, ...] = (
+    "campaigns", "tables", "sensitivity", "explanations", "fit_causes", "claims",
+)
 
 
 @dataclass(frozen=True)
@@ -160,6 +168,18 @@ class Explanation:
 
 
 @dataclass(frozen=True)
+class FitCause:
+    """Why an algorithm's fits put l_T beyond the horizon, and whether its paper's setting does."""
+
+    table: str
+    algorithms: tuple[str, ...]
+    paper_setting: bool
+    source: str
+    cause: str
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     paper: str
@@ -185,6 +205,7 @@ class Spec:
     sensitivity: tuple[SensitivitySpec, ...]
     explanations: tuple[Explanation, ...]
     claims: tuple[Claim, ...]
+    fit_causes: tuple[FitCause, ...] = ()
 
 
 # -- validation helpers ---------------------------------------------------------------------------
@@ -411,7 +432,34 @@ def load_spec(path: str | Path) -> Spec:
                                                       "algorithm"),
             )
         )
+    fit_causes = tuple(
+        _fit_cause(f"fit_causes[{i}]", entry, by_table, campaigns)
+        for i, entry in enumerate(raw.get("fit_causes") or [])
+    )
     claims = tuple(
         _claim(f"claims[{i}]", entry, campaigns) for i, entry in enumerate(raw.get("claims") or [])
     )
-    return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims)
+    return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims,
+                fit_causes)
+
+
+def _fit_cause(
+    where: str, entry: Any, tables: Mapping[str, TableSpec],
+    campaigns: Mapping[str, CampaignSpec],
+) -> FitCause:
+    entry = _mapping(where, entry)
+    _keys(where, entry, ("table", "algorithms", "paper_setting", "source", "cause"),
+          ("evidence",))
+    table = _choice(f"{where}.table", entry["table"], list(tables), "table")
+    valid = campaigns[tables[table].campaign].algorithms
+    if not isinstance(entry["paper_setting"], bool):
+        raise _fail(f"{where}.paper_setting", f"expected true or false, got "
+                    f"{entry['paper_setting']!r}")
+    return FitCause(
+        table=table,
+        algorithms=_names(f"{where}.algorithms", entry["algorithms"], valid, "algorithm"),
+        paper_setting=entry["paper_setting"],
+        source=_text(f"{where}.source", entry["source"]),
+        cause=_text(f"{where}.cause", entry["cause"]),
+        evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+    )
