@@ -115,7 +115,7 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     # "pre": the pre-update sigma the proof needs; Algorithm 1 as printed uses the posterior one
     "pe-gp-ucb": AlgorithmInfo(
         "PE-GP-UCB",
-        safeguards={"test_sigma": ("post",)},
+        safeguards={"acquisition.test_sigma": ("post",)},
         robust_note="the elimination test uses the pre-update sigma (as the proof needs)",
     ),
     "mle-prior": AlgorithmInfo("MLE prior"),
