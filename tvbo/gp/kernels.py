@@ -88,6 +88,14 @@ def _exp_and_poly(r: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
     return e, s
 
 
+def _into_fresh(corr: Correlation, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``value_and_d_dr`` of an array as its in-place form written into fresh arrays: one
+    expression of the arithmetic per kernel, the same floats either way."""
+    value, deriv = np.empty_like(r), np.empty_like(r)
+    corr.value_and_d_dr_into(r, value, deriv, (np.empty_like(r), np.empty_like(r)))
+    return value, deriv
+
+
 class Matern12(Correlation):
     """Matérn-1/2 (Ornstein-Uhlenbeck, exponential): ``exp(-r)``.
 
@@ -131,11 +139,7 @@ class Matern32(Correlation):
         if r.ndim == 0:
             e = np.exp(-_SQRT3 * r)
             return (1.0 + _SQRT3 * r) * e, -3.0 * r * e
-        e, s = _exp_and_poly(r, _SQRT3)
-        s *= e
-        d = np.multiply(-3.0, r)
-        d *= e
-        return s, d
+        return _into_fresh(self, r)
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
         return -3.0 * np.exp(-_SQRT3 * np.asarray(r, dtype=float))
@@ -186,15 +190,7 @@ class Matern52(Correlation):
             e = np.exp(-_SQRT5 * r)
             s = 1.0 + _SQRT5 * r
             return (s + (5.0 / 3.0) * r * r) * e, -(5.0 / 3.0) * r * s * e
-        e, s = _exp_and_poly(r, _SQRT5)
-        v = np.multiply(5.0 / 3.0, r)
-        v *= r
-        v += s
-        v *= e
-        d = np.multiply(-(5.0 / 3.0), r)
-        d *= s
-        d *= e
-        return v, d
+        return _into_fresh(self, r)
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
         r = np.asarray(r, dtype=float)
