@@ -28,7 +28,11 @@ def ucb(
     ``include_noise`` adds the observation noise to sigma, as the public W-DBO reference does
     (its posterior is the likelihood's); off by default, as in Srinivas et al.
     """
-    pred = gp.predict(X, t, grad=grad, include_noise=include_noise)
+    return _ucb_of(gp.predict(X, t, grad=grad, include_noise=include_noise), beta, grad)
+
+
+def _ucb_of(pred, beta: float, grad: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The UCB of one posterior prediction (the arithmetic of :func:`ucb`, written once)."""
     var = np.maximum(pred.var, _VAR_FLOOR)
     sigma = np.sqrt(var)
     root_beta = np.sqrt(beta)
@@ -48,12 +52,6 @@ def ucb_with_posterior(
     elimination width ``beta sigma_{t-1}(x_t)``, Regret Balancing's width): the values are
     :func:`ucb`'s (floored variance), ``sigma`` is the model's own (unfloored) posterior std.
     """
-    seen: list = []
-
-    class _Keep:
-        def predict(self, X, t, *, grad: bool = False, include_noise: bool = False):
-            seen.append(gp.predict(X, t, grad=grad, include_noise=include_noise))
-            return seen[-1]
-
-    values, _ = ucb(_Keep(), X, t, beta, grad=False)
-    return values, seen[-1].mean, np.sqrt(seen[-1].var)
+    pred = gp.predict(X, t, grad=False, include_noise=False)
+    values, _ = _ucb_of(pred, beta, grad=False)
+    return values, pred.mean, np.sqrt(pred.var)
