@@ -12,14 +12,16 @@ plus tvbo's time-integrated regret (no paper number exists) and its number of qu
 campaign with several speeds is compared at speed 1 (the papers' hardware).
 
 **Pairwise orderings** (:func:`pairwise_orderings`): for every pair of algorithms of a benchmark,
-the paper's order is that of its printed means. tvbo's order is that of its means, except that
-the pair is a **tie** when the intervals mean ± 1 s.e. overlap (``|m_a - m_b| <= se_a + se_b``;
-the papers' own underline rule, :func:`tvbo.analysis.tables.best_and_overlapping`): tvbo's seeds
-cannot order such a pair. A pair *agrees* when both orders are the same, *disagrees* when they are
-opposite, and is a *tie* when tvbo ties (or the paper's printed means are equal). A benchmark's
-ranking *differs* when it has at least one disagreeing pair; each disagreeing pair is either
-covered by an explanation of the spec (its cause and computed evidence are printed) or listed as
-**unexplained**.
+each side's order is that of its means, except that the pair is a **tie** on that side when its
+intervals mean ± 1 s.e. overlap (``|m_a - m_b| <= se_a + se_b``; the papers' own underline rule,
+:func:`tvbo.analysis.tables.best_and_overlapping`): those seeds cannot order such a pair. The rule
+is the same on both sides: a paper's order whose own intervals overlap is no more an order than
+tvbo's (a cell printed without s.e. only ties an equal mean). A pair *agrees* when both orders
+are the same, *disagrees* when they are opposite strict orders, and is a *tie* when either side
+ties (each pair's ``tied_by`` says which side; the counts' *paper tie* column counts the ties the
+paper's own s.e. leave open). A benchmark's ranking *differs* when it has at least one
+disagreeing pair; each disagreeing pair is either covered by an explanation of the spec (its
+cause and computed evidence are printed) or listed as **unexplained**.
 
 **Sensitivity to the emulated hardware** (:func:`speed_sensitivity`): the paper configs price
 work with the ``botorch-i9-laptop`` profile, whose R(n) fit has ~32 % RMS error; a campaign run at
@@ -51,7 +53,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 import yaml
@@ -124,32 +125,37 @@ def ordering(mean_a: float, se_a: float, mean_b: float, se_b: float) -> int:
 def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
     """Every pair of algorithms per benchmark of a comparison table, paper vs tvbo order.
 
-    Columns: benchmark, a, b (paper order of the rows), paper (-1/0/+1: sign of paper_a -
-    paper_b), tvbo (:func:`ordering` of tvbo's means and s.e.), status (agree / tie / disagree).
-    The Overall rows are left out (they are no benchmark).
+    Columns: benchmark, a, b (paper order of the rows), paper and tvbo (:func:`ordering` of each
+    side's means and s.e.: -1/0/+1), status (agree / tie / disagree) and tied_by (for a tie:
+    ``tvbo``, ``paper`` or ``both``, the side(s) whose intervals overlap; else empty). The
+    Overall rows are left out (they are no benchmark).
     """
     body = comparison[comparison["benchmark"] != OVERALL_LABEL]
     records = []
     for benchmark, group in body.groupby("benchmark", sort=False):
         rows = list(group.itertuples(index=False))
         for ra, rb in itertools.combinations(rows, 2):
-            paper = int(np.sign(ra.paper_mean - rb.paper_mean))
+            paper = ordering(ra.paper_mean, ra.paper_se, rb.paper_mean, rb.paper_se)
             tvbo = ordering(ra.tvbo_mean, ra.tvbo_se, rb.tvbo_mean, rb.tvbo_se)
-            if paper == 0 or tvbo == 0:
+            tied_by = {(True, True): "both", (True, False): "paper",
+                       (False, True): "tvbo"}.get((paper == 0, tvbo == 0), "")
+            if tied_by:
                 status = "tie"
             else:
                 status = "agree" if paper == tvbo else "disagree"
             records.append(
                 {"benchmark": benchmark, "a": ra.algorithm, "b": rb.algorithm, "paper": paper,
-                 "tvbo": tvbo, "status": status}
+                 "tvbo": tvbo, "status": status, "tied_by": tied_by}
             )
     return pd.DataFrame.from_records(
-        records, columns=["benchmark", "a", "b", "paper", "tvbo", "status"]
+        records, columns=["benchmark", "a", "b", "paper", "tvbo", "status", "tied_by"]
     )
 
 
 def agreement_counts(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per benchmark and overall (last row, ``Overall``): agree, tie, disagree, orderings."""
+    """Per benchmark and overall (last row, ``Overall``): agree, tie, disagree, orderings, and
+    ``paper tie``: the ties in which the paper's own intervals overlap (its s.e. cannot order
+    the pair, whatever tvbo finds)."""
     counts = (
         pairs.groupby("benchmark", sort=False)["status"].value_counts().unstack(fill_value=0)
         if not pairs.empty
@@ -157,6 +163,12 @@ def agreement_counts(pairs: pd.DataFrame) -> pd.DataFrame:
     )
     counts = counts.reindex(columns=["agree", "tie", "disagree"], fill_value=0)
     counts["orderings"] = counts.sum(axis=1)
+    if not pairs.empty:
+        paper_ties = pairs["tied_by"].isin(["paper", "both"]).groupby(
+            pairs["benchmark"], sort=False).sum()
+        counts["paper tie"] = paper_ties.reindex(counts.index, fill_value=0)
+    else:
+        counts["paper tie"] = 0
     counts.loc[OVERALL_LABEL] = counts.sum(axis=0)
     return counts.astype(int)
 
@@ -269,11 +281,13 @@ def table_section(
         *([f"No tvbo value (no run with a query after the warm-up) for: {', '.join(lacking)}.",
            ""] if lacking else []),
         *_table(CELL_HEADERS, _cell_rows(comparison, _extra_columns(ds))), "",
-        "Pairwise orderings per benchmark (a tie: tvbo's intervals mean ± 1 s.e. overlap):", "",
+        "Pairwise orderings per benchmark (a tie: the intervals mean ± 1 s.e. overlap on either "
+        "side; paper tie: of the ties, those where the paper's own intervals overlap):", "",
         *_table(
-            ("benchmark", "agree", "tie", "disagree", "orderings"),
+            ("benchmark", "agree", "tie", "paper tie", "disagree", "orderings"),
             [[b, *map(str, row)] for b, row in zip(
-                counts.index, counts[["agree", "tie", "disagree", "orderings"]].to_numpy(),
+                counts.index,
+                counts[["agree", "tie", "paper tie", "disagree", "orderings"]].to_numpy(),
                 strict=True)],
         ),
         "",
@@ -763,10 +777,12 @@ def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
         "regret has no paper number; its rank is tvbo's. Queries: the number of queries per run "
         "(warm-up included). Overall: the papers' normalised regret recomputed on the shared grid.",
         "- Pairwise orderings: for each pair of algorithms on a benchmark, the paper's order "
-        "(printed means) against tvbo's; tvbo's order is a *tie* when the intervals mean ± 1 "
-        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule). A pair *agrees*, "
-        "*disagrees* (opposite strict orders) or is a tie. Each disagreeing pair is explained "
-        "by an entry of the spec (cause and computed evidence) or listed as **unexplained**.",
+        "against tvbo's; on each side the order is a *tie* when that side's intervals mean ± 1 "
+        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule; a paper cell "
+        "printed without s.e. ties only an equal mean). A pair *agrees*, *disagrees* (opposite "
+        "strict orders) or is a tie (*paper tie* counts the ties the paper's own s.e. leave "
+        "open). Each disagreeing pair is explained by an entry of the spec (cause and computed "
+        "evidence) or listed as **unexplained**.",
         "",
     ]
     return lines
