@@ -100,7 +100,8 @@ def _spec(tmp_path: Path, **edits) -> Path:
             "missing": {"config": "missing.yaml", "overrides": {"cost_table": "icml"}},
         },
         "tables": [
-            {"paper": "bolt-metronome", "campaign": "bolt_fake"},
+            {"paper": "bolt-metronome", "campaign": "bolt_fake",
+             "head_to_head": ["bolt", "gp-ucb"]},
             {"paper": "bolt-icml", "campaign": "missing"},
         ],
         "sensitivity": [{"paper": "bolt-metronome", "campaign": "bolt_fake"}],
@@ -192,6 +193,19 @@ def test_pairwise_agreement_counts(built) -> None:
     tied_by = {(r.benchmark, r.a, r.b): r.tied_by for r in pairs.itertuples()}
     assert tied_by[("shekel", "gp-ucb", "r-gp-ucb")] == "paper"
     assert tied_by[("eggholder", "r-gp-ucb", "bolt")] == "tvbo"
+
+
+def test_head_to_head_counts_both_sides(built) -> None:
+    table = built.tables["bolt-metronome"].head_to_head.set_index("benchmark")
+    # Shekel: paper bolt 2.51 ± 0.02 vs gp-ucb 2.57 ± 0.05 overlap (0.06 <= 0.07): tie;
+    # tvbo bolt 3.0 vs gp-ucb 2.0 (s.e. 0.017 each): worse. Eggholder: paper 262 ± 7.1 vs
+    # 517 ± 16.4 and tvbo 300 ± 17 vs 500 ± 1.7: better on both sides.
+    assert table.loc["shekel"].to_dict() == {"paper": "tie", "tvbo": "worse"}
+    assert table.loc["eggholder"].to_dict() == {"paper": "better", "tvbo": "better"}
+    assert ("Head to head, bolt vs gp-ucb (better: a lower mean whose interval mean ± 1 s.e. "
+            "does not overlap the other's): tvbo better beyond the s.e. on 1 of 2 benchmarks "
+            "(tie 0, worse 1); paper better beyond the s.e. on 1 of 2 benchmarks (tie 1, "
+            "worse 0).") in built.text
 
 
 def test_sensitivity_section_of_a_one_speed_campaign(built) -> None:
@@ -306,6 +320,9 @@ def test_speed_sensitivity_flips_holds_ties() -> None:
          ["'elsewhere'", "valid campaigns: bolt_fake, claims_fake, missing"]),
         ({"claims.0.relation": "much better"}, ["claims[0].relation", "better, not_worse"]),
         ({"tables.0.paper": "bolt-2025"}, ["tables[0].paper", "bolt-metronome, bolt-icml, wdbo"]),
+        ({"tables.0.head_to_head": ["bolt", "w-dbo-robust"]},
+         ["tables[0].head_to_head", "'w-dbo-robust'", "valid algorithm of the tables:", "bolt"]),
+        ({"tables.0.head_to_head": ["bolt"]}, ["tables[0].head_to_head", "two different"]),
     ],
 )
 def test_bad_spec_lists_valid_names(tmp_path: Path, edit, fragments) -> None:

@@ -246,6 +246,8 @@ class TableResult:
     fit_paper_setting: list[str] = field(default_factory=list)
     fit_not_paper_setting: list[str] = field(default_factory=list)
     fit_unexplained: list[str] = field(default_factory=list)
+    #: :func:`head_to_head` of the spec's pair (None: the table names none)
+    head_to_head: pd.DataFrame | None = None
 
     @property
     def fit_exceeding(self) -> list[str]:
@@ -292,9 +294,49 @@ def table_section(
         ),
         "",
     ]
+    if table_spec.head_to_head is not None:
+        result.head_to_head = head_to_head(pairs, *table_spec.head_to_head)
+        lines += head_to_head_lines(result.head_to_head, *table_spec.head_to_head)
     lines += _difference_lines(table_spec.paper, comparison, pairs, spec, campaigns, result)
     lines += fit_health_lines(table_spec.paper, ds, spec, campaigns, result)
     return lines, result
+
+
+def head_to_head(pairs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Per benchmark holding both: ``paper`` and ``tvbo`` outcome of ``a`` against ``b``.
+
+    *better*: a's mean is lower and the intervals mean ± 1 s.e. do not overlap (the orderings'
+    tie rule, :func:`ordering`, on each side); *worse*: the reverse; *tie*: they overlap.
+    """
+    records = []
+    for row in pairs.itertuples(index=False):
+        if {row.a, row.b} != {a, b}:
+            continue
+        flip = 1 if row.a == a else -1  # the signs are of (row.a - row.b)
+        names = {-1: "better", 0: "tie", 1: "worse"}
+        records.append({"benchmark": row.benchmark, "paper": names[flip * row.paper],
+                        "tvbo": names[flip * row.tvbo]})
+    return pd.DataFrame.from_records(records, columns=["benchmark", "paper", "tvbo"])
+
+
+def head_to_head_lines(table: pd.DataFrame, a: str, b: str) -> list[str]:
+    """The head-to-head count of a table (:func:`head_to_head`) as report lines."""
+    n = len(table)
+    head = f"{display_name(a)} vs {display_name(b)}"
+    if n == 0:
+        return [f"Head to head, {head}: no benchmark has both.", ""]
+
+    def count(side: str) -> str:
+        c = table[side].value_counts()
+        return (f"better beyond the s.e. on {c.get('better', 0)} of {n} benchmarks (tie "
+                f"{c.get('tie', 0)}, worse {c.get('worse', 0)})")
+
+    rows = [[str(r.benchmark), r.paper, r.tvbo] for r in table.itertuples(index=False)]
+    return [
+        f"Head to head, {head} (better: a lower mean whose interval mean ± 1 s.e. does not "
+        f"overlap the other's): tvbo {count('tvbo')}; paper {count('paper')}.", "",
+        *_table(("benchmark", "paper", "tvbo"), rows), "",
+    ]
 
 
 def _percent(share: float) -> str:

@@ -14,6 +14,9 @@ clear line naming the field, the value and the valid choices. Sections:
     ``[{paper: PAPER, campaign: KEY, aliases: {paper name: campaign name}}]``: a published table
     (:data:`tvbo.analysis.published.PAPERS`) and the campaign that reproduces it; ``aliases``
     defaults to the campaign config's ``paper_aliases`` (those naming the paper's algorithms).
+    Optional ``head_to_head: [A, B]`` (two of the table's algorithms, campaign names): the
+    report counts the benchmarks on which A is better than B by more than the standard errors,
+    on each side (a paper's headline comparison, e.g. BOLT vs W-DBO).
 ``sensitivity``
     ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
     orderings are checked at every speed.
@@ -135,6 +138,8 @@ class TableSpec:
     paper: str
     campaign: str
     aliases: dict[str, str] = field(default_factory=dict)
+    #: (A, B): count the benchmarks where A beats B beyond the s.e., on both sides
+    head_to_head: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -374,7 +379,7 @@ def load_spec(path: str | Path) -> Spec:
     for i, entry in enumerate(raw.get("tables") or []):
         where = f"tables[{i}]"
         entry = _mapping(where, entry)
-        _keys(where, entry, ("paper", "campaign"), ("aliases",))
+        _keys(where, entry, ("paper", "campaign"), ("aliases", "head_to_head"))
         paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
         campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
         if "aliases" in entry:
@@ -387,10 +392,21 @@ def load_spec(path: str | Path) -> Spec:
                 if k in names
             }
         try:
-            apply_aliases(paper_table(paper), aliases or None, paper)
+            renamed = apply_aliases(paper_table(paper), aliases or None, paper)
         except ValueError as err:
             raise _fail(f"{where}.aliases", str(err)) from None
-        tables.append(TableSpec(paper, campaign, aliases))
+        head_to_head = None
+        if "head_to_head" in entry:
+            pair = entry["head_to_head"]
+            if not isinstance(pair, list) or len(pair) != 2 or pair[0] == pair[1]:
+                raise _fail(f"{where}.head_to_head",
+                            f"two different algorithm names, got {pair!r}")
+            valid = list(dict.fromkeys(map(str, renamed["algorithm"])))
+            head_to_head = tuple(
+                _choice(f"{where}.head_to_head", str(name), valid, "algorithm of the table")
+                for name in pair
+            )
+        tables.append(TableSpec(paper, campaign, aliases, head_to_head))
     table_keys = [t.paper for t in tables]
     if len(set(table_keys)) != len(table_keys):
         raise _fail("tables", f"a paper table is listed twice: {table_keys}")
