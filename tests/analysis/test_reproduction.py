@@ -200,12 +200,14 @@ def test_head_to_head_counts_both_sides(built) -> None:
     # Shekel: paper bolt 2.51 ± 0.02 vs gp-ucb 2.57 ± 0.05 overlap (0.06 <= 0.07): tie;
     # tvbo bolt 3.0 vs gp-ucb 2.0 (s.e. 0.017 each): worse. Eggholder: paper 262 ± 7.1 vs
     # 517 ± 16.4 and tvbo 300 ± 17 vs 500 ± 1.7: better on both sides.
-    assert table.loc["shekel"].to_dict() == {"paper": "tie", "tvbo": "worse"}
-    assert table.loc["eggholder"].to_dict() == {"paper": "better", "tvbo": "better"}
+    assert table.loc["shekel"].to_dict() == {"paper": "tie", "tvbo": "worse",
+                                             "paper_lower": True, "tvbo_lower": False}
+    assert table.loc["eggholder"].to_dict() == {"paper": "better", "tvbo": "better",
+                                                "paper_lower": True, "tvbo_lower": True}
     assert ("Head to head, bolt vs gp-ucb (better: a lower mean whose interval mean ± 1 s.e. "
             "does not overlap the other's): tvbo better beyond the s.e. on 1 of 2 benchmarks "
-            "(tie 0, worse 1); paper better beyond the s.e. on 1 of 2 benchmarks (tie 1, "
-            "worse 0).") in built.text
+            "(tie 0, worse 1; lower mean on 1); paper better beyond the s.e. on 1 of 2 "
+            "benchmarks (tie 1, worse 0; lower mean on 2).") in built.text
 
 
 def test_sensitivity_section_of_a_one_speed_campaign(built) -> None:

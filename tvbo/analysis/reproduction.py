@@ -295,28 +295,38 @@ def table_section(
         "",
     ]
     if table_spec.head_to_head is not None:
-        result.head_to_head = head_to_head(pairs, *table_spec.head_to_head)
+        result.head_to_head = head_to_head(comparison, *table_spec.head_to_head)
         lines += head_to_head_lines(result.head_to_head, *table_spec.head_to_head)
     lines += _difference_lines(table_spec.paper, comparison, pairs, spec, campaigns, result)
     lines += fit_health_lines(table_spec.paper, ds, spec, campaigns, result)
     return lines, result
 
 
-def head_to_head(pairs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """Per benchmark holding both: ``paper`` and ``tvbo`` outcome of ``a`` against ``b``.
+def head_to_head(comparison: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Per benchmark holding both: ``paper`` and ``tvbo`` outcome of ``a`` against ``b``, and
+    whether a's mean alone is the lower (``paper_lower``, ``tvbo_lower``).
 
     *better*: a's mean is lower and the intervals mean ± 1 s.e. do not overlap (the orderings'
     tie rule, :func:`ordering`, on each side); *worse*: the reverse; *tie*: they overlap.
     """
+    body = comparison[comparison["benchmark"] != OVERALL_LABEL]
+    names = {-1: "better", 0: "tie", 1: "worse"}
     records = []
-    for row in pairs.itertuples(index=False):
-        if {row.a, row.b} != {a, b}:
+    for benchmark, group in body.groupby("benchmark", sort=False):
+        rows = {r.algorithm: r for r in group.itertuples(index=False)}
+        if a not in rows or b not in rows:
             continue
-        flip = 1 if row.a == a else -1  # the signs are of (row.a - row.b)
-        names = {-1: "better", 0: "tie", 1: "worse"}
-        records.append({"benchmark": row.benchmark, "paper": names[flip * row.paper],
-                        "tvbo": names[flip * row.tvbo]})
-    return pd.DataFrame.from_records(records, columns=["benchmark", "paper", "tvbo"])
+        ra, rb = rows[a], rows[b]
+        records.append({
+            "benchmark": benchmark,
+            "paper": names[ordering(ra.paper_mean, ra.paper_se, rb.paper_mean, rb.paper_se)],
+            "tvbo": names[ordering(ra.tvbo_mean, ra.tvbo_se, rb.tvbo_mean, rb.tvbo_se)],
+            "paper_lower": bool(ra.paper_mean < rb.paper_mean),
+            "tvbo_lower": bool(ra.tvbo_mean < rb.tvbo_mean),
+        })
+    return pd.DataFrame.from_records(
+        records, columns=["benchmark", "paper", "tvbo", "paper_lower", "tvbo_lower"]
+    )
 
 
 def head_to_head_lines(table: pd.DataFrame, a: str, b: str) -> list[str]:
@@ -329,7 +339,8 @@ def head_to_head_lines(table: pd.DataFrame, a: str, b: str) -> list[str]:
     def count(side: str) -> str:
         c = table[side].value_counts()
         return (f"better beyond the s.e. on {c.get('better', 0)} of {n} benchmarks (tie "
-                f"{c.get('tie', 0)}, worse {c.get('worse', 0)})")
+                f"{c.get('tie', 0)}, worse {c.get('worse', 0)}; lower mean on "
+                f"{int(table[side + '_lower'].sum())})")
 
     rows = [[str(r.benchmark), r.paper, r.tvbo] for r in table.itertuples(index=False)]
     return [
