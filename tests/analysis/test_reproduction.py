@@ -356,6 +356,10 @@ def test_cli_writes_report_and_rejects_unknown_stand_in(tmp_path: Path, capsys) 
 def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     spec = load_spec(REPO / "config" / "reproduction.yaml")
     assert [t.paper for t in spec.tables] == ["bolt-metronome", "bolt-icml", "wdbo"]
+    # the sensitivity grid compares the faithful variants under the paper's names, as the table
+    # does (without the campaign's paper_aliases W-DBO and BOLT would drop out of it)
+    assert spec.sensitivity[0].aliases == {"w-dbo": "w-dbo-paper", "bolt": "bolt-paper"}
+    assert spec.sensitivity[0].aliases == spec.tables[0].aliases
     sensitivity = spec.campaigns[spec.sensitivity[0].campaign].merged
     assert sensitivity["speeds"] == [0.7, 1.0, 1.3]
     assert sensitivity["profile"] == "botorch-i9-laptop"

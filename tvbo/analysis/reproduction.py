@@ -61,7 +61,7 @@ from tvbo.analysis import tables as _tables
 from tvbo.analysis.compare import METRIC, comparison_table
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.paper_figures import CURVES, boke_curves, step_curves
-from tvbo.analysis.published import PAPERS, paper_table
+from tvbo.analysis.published import PAPERS, apply_aliases, paper_table
 from tvbo.analysis.reproduction_evidence import (
     QUERIES,
     TIME_METRIC,
@@ -550,7 +550,8 @@ def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataF
     ds = campaigns.get(sens.campaign)
     if ds is None:
         return lines + [f"Campaign {campaigns.not_yet_run(sens.campaign)}.", ""], None
-    published = paper_table(sens.paper)
+    aliases = sens.aliases or None
+    published = apply_aliases(paper_table(sens.paper), aliases, sens.paper)
     summary = _tables.summary_table(ds, METRIC)
     summary = summary[summary["algorithm"].isin(set(published["algorithm"]))
                       & summary["benchmark"].isin(set(published["benchmark"]))]
@@ -581,7 +582,8 @@ def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataF
     agreement = []
     for speed in speeds:
         at_speed = summary[summary["speed"] == speed].drop(columns="speed")
-        counts = agreement_counts(pairwise_orderings(comparison_table(at_speed, sens.paper)))
+        counts = agreement_counts(
+            pairwise_orderings(comparison_table(at_speed, sens.paper, aliases)))
         total = counts.loc[OVERALL_LABEL]
         agreement.append([f"{speed:g}", *(str(total[k]) for k in
                                            ("agree", "tie", "disagree", "orderings"))])

@@ -146,6 +146,8 @@ class TableSpec:
 class SensitivitySpec:
     paper: str
     campaign: str
+    #: the campaign's ``paper_aliases`` naming the paper's algorithms (as a table's default)
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,17 @@ class Spec:
 # -- validation helpers ---------------------------------------------------------------------------
 def _fail(where: str, message: str) -> ValueError:
     return ValueError(f"reproduction spec: {where}: {message}")
+
+
+def _campaign_aliases(campaign: CampaignSpec, paper: str) -> dict[str, str]:
+    """The campaign config's ``paper_aliases`` that name ``paper``'s algorithms, as its
+    ``tvbo compare`` uses them (e.g. ``bolt: bolt-paper``: the faithful variant is compared)."""
+    names = set(paper_table(paper)["algorithm"])
+    return {
+        str(k): str(v)
+        for k, v in (campaign.merged.get("paper_aliases") or {}).items()
+        if k in names
+    }
 
 
 def _choice(where: str, value: Any, valid: Sequence[str], kind: str) -> str:
@@ -384,13 +397,8 @@ def load_spec(path: str | Path) -> Spec:
         campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
         if "aliases" in entry:
             aliases = {str(k): str(v) for k, v in (entry["aliases"] or {}).items()}
-        else:  # the campaign's own paper_aliases, as its `tvbo compare` uses them
-            names = set(paper_table(paper)["algorithm"])
-            aliases = {
-                str(k): str(v)
-                for k, v in (campaigns[campaign].merged.get("paper_aliases") or {}).items()
-                if k in names
-            }
+        else:
+            aliases = _campaign_aliases(campaigns[campaign], paper)
         try:
             renamed = apply_aliases(paper_table(paper), aliases or None, paper)
         except ValueError as err:
@@ -415,11 +423,10 @@ def load_spec(path: str | Path) -> Spec:
         where = f"sensitivity[{i}]"
         entry = _mapping(where, entry)
         _keys(where, entry, ("paper", "campaign"), ())
+        paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
+        campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
         sensitivity.append(
-            SensitivitySpec(
-                _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table"),
-                _choice(f"{where}.campaign", entry["campaign"], keys, "campaign"),
-            )
+            SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper))
         )
     explanations = []
     by_table = {t.paper: t for t in tables}
