@@ -201,6 +201,7 @@ def relevance_terms(
     t_now: float,
     clamp_space: bool = True,
     precision: np.ndarray | None = None,
+    convolution: np.ndarray | None = None,
     work: WorkCounter | None = None,
 ) -> RelevanceTerms:
     """Squared integrated distances of eqs. (10) and (11) for all observations, O(n^3) total.
@@ -208,7 +209,11 @@ def relevance_terms(
     ``removal[i]`` is ``integral over R^d x [t_now, inf)`` of ``(mu_D - mu_{D\\i})^2 +
     |sigma2_D - sigma2_{D\\i}|`` (space factor capped at 1 with ``clamp_space``). ``precision`` may
     be the caller's ``(K + noise_var I)^-1`` for exactly these inputs; it is then trusted, not
-    recomputed. Work (kernel entries, flops, one call) goes to ``work`` if given.
+    recomputed. Likewise ``convolution`` may be the caller's :func:`convolution_matrix` for exactly
+    these inputs (e.g. the previous pass's matrix without the removed row and column, when the
+    hyperparameters and ``t_now`` are unchanged: every entry depends only on its pair). Work
+    (kernel entries, flops, one call) goes to ``work`` if given, counted the same either way: the
+    counted compute model prices the algorithm, not this implementation's shortcuts.
 
     Without the clamp ``C`` is positive semi-definite and every term is >= 0. With it, rounding or
     a non-PSD ``C`` can give tiny negative quadratic forms; they are clipped to 0. The reference
@@ -235,16 +240,21 @@ def relevance_terms(
         P = np.asarray(precision, dtype=float)
         if P.shape != (n, n):
             raise ValueError(f"precision must have shape ({n}, {n}), got {P.shape}")
-    C = convolution_matrix(
-        data.X,
-        data.T,
-        lengthscale_space=ls_s,
-        lengthscale_time=ls_t,
-        space_kernel=space_kernel,
-        time_kernel=time_kernel,
-        t_now=t_now,
-        clamp_space=clamp_space,
-    )
+    if convolution is None:
+        C = convolution_matrix(
+            data.X,
+            data.T,
+            lengthscale_space=ls_s,
+            lengthscale_time=ls_t,
+            space_kernel=space_kernel,
+            time_kernel=time_kernel,
+            t_now=t_now,
+            clamp_space=clamp_space,
+        )
+    else:
+        C = np.asarray(convolution, dtype=float)
+        if C.shape != (n, n):
+            raise ValueError(f"convolution must have shape ({n}, {n}), got {C.shape}")
     alpha = P @ data.y
     CP = C @ P
     quad = np.maximum(np.einsum("ji,ji->i", P, CP), 0.0)  # a_i^T C a_i = diag(P C P)
@@ -284,6 +294,7 @@ def relevance(
     normalise: bool = True,
     clamp_space: bool = True,
     precision: np.ndarray | None = None,
+    convolution: np.ndarray | None = None,
     work: WorkCounter | None = None,
 ) -> np.ndarray:
     """W-DBO relevance ``R_i`` of every observation (eq. (12)), shape ``(n,)``, O(n^3) total.
@@ -294,7 +305,8 @@ def relevance(
     a zero prior mean); the prior covariance is ``signal_var * kS(|x - x'| / lengthscale_space) *
     kT(|t - t'| / lengthscale_time)``. ``noise_var`` must be > 0; the reference floors it at 1e-5,
     which callers should do themselves if they want that. The smaller ``R_i``, the less removing
-    ``o_i`` changes the future predictions.
+    ``o_i`` changes the future predictions. ``precision`` and ``convolution``: trusted matrices
+    for exactly these inputs (see :func:`relevance_terms`).
     """
     terms = relevance_terms(
         X,
@@ -309,6 +321,7 @@ def relevance(
         t_now=t_now,
         clamp_space=clamp_space,
         precision=precision,
+        convolution=convolution,
         work=work,
     )
     return _ratio(terms, normalise)
