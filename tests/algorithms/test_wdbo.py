@@ -11,7 +11,7 @@ import tvbo
 from tvbo.algorithms import ProblemInfo, make
 from tvbo.algorithms.wdbo import W2Relevance, WDBOBudget, spatiotemporal_gp
 from tvbo.gp.kernels import Correlation, Hyperparameters
-from tvbo.gp.relevance import relevance_bruteforce
+from tvbo.gp.relevance import relevance, relevance_bruteforce
 from tvbo.work import WorkCounter
 
 FAST_ACQ = {"acquisition": {"n_restarts": 2, "raw_samples": 64}}
@@ -96,6 +96,62 @@ def test_w2_scores_match_the_bruteforce_relevance(noise_var, floor):
     if floor >= 0.1:  # a floor far above the fitted noise changes the criterion visibly
         raw = _bruteforce(gp, 14.0, noise_floor=0.0)
         assert np.max(np.abs(raw / expected - 1.0)) > 0.05
+
+
+def test_w2_reuses_the_convolution_within_a_pass_bit_for_bit(monkeypatch):
+    """Within one cleaning (same lengthscales and t_now) the rule reuses the previous pass's
+    convolution matrix without the removed row and column; the scores are bit-identical to a
+    fresh computation, and anything else (new t_now, changed lengthscales) recomputes it."""
+    import tvbo.algorithms.wdbo as wdbo_module
+
+    alg = make("w-dbo", **FAST_ACQ)
+    _setup(alg)
+    rng = np.random.default_rng(5)
+    for k in range(14):
+        x = rng.uniform(size=2)
+        alg.surrogate.append(x, float(k), _objective(x, k))
+    gp = alg.surrogate.gp
+    gp.set_hyperparameters(Hyperparameters(1.3, 0.3, 6.0, 0.02))
+    calls = []
+    real = wdbo_module.convolution_matrix
+    monkeypatch.setattr(
+        wdbo_module, "convolution_matrix", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    rule = alg.removal
+    steps = [(15.0, 3, None), (15.0, 0, None), (15.0, 9, None), (16.0, 2, None),
+             (16.0, None, Hyperparameters(1.3, 0.25, 6.0, 0.02))]
+    expected_calls = [1, 1, 1, 2, 3]
+    for (now, remove, new_hp), n_calls in zip(steps, expected_calls, strict=True):
+        if new_hp is not None:
+            gp.set_hyperparameters(new_hp)
+        scores = rule.scores(alg.surrogate, now)
+        hp = gp.hyperparameters
+        fresh = relevance(
+            gp.X, gp.T, gp.y_standardized, signal_var=hp.signal_var,
+            lengthscale_space=hp.lengthscale_space, lengthscale_time=hp.lengthscale_time,
+            noise_var=hp.noise_var, space_kernel=gp.kernel.space.name,
+            time_kernel=gp.kernel.time.name, t_now=now, precision=gp.precision_matrix(),
+        )
+        assert scores.tobytes() == fresh.tobytes()
+        assert len(calls) == n_calls
+        if remove is not None:
+            alg.surrogate.remove(remove)
+    assert _w2_removed_row_cases()
+
+
+def _w2_removed_row_cases() -> bool:
+    from tvbo.algorithms.wdbo import _removed_row
+
+    X = np.arange(12.0).reshape(6, 2)
+    T = np.arange(6.0)
+    for i in range(6):
+        assert _removed_row(X, T, np.delete(X, i, axis=0), np.delete(T, i)) == i
+    assert _removed_row(X, T, X, T) is None  # nothing removed
+    assert _removed_row(X, T, X[[0, 2, 1, 3, 4]], T[[0, 2, 1, 3, 4]]) is None  # reordered
+    moved = np.delete(X, 2, axis=0)
+    moved[3, 1] += 1e-12
+    assert _removed_row(X, T, moved, np.delete(T, 2)) is None  # changed data
+    return True
 
 
 # ------------------------------------------------------------------------------------------------

@@ -183,6 +183,45 @@ def test_precision_argument_and_work_reporting():
         relevance(X, T, y, precision=P[:5, :5], **kw)
 
 
+@pytest.mark.parametrize(("space", "time"), PAIRS)
+def test_convolution_matrix_per_pair_evaluation_is_bit_identical_to_the_full_grid(space, time):
+    """The matrix is evaluated once per pair and mirrored; every entry equals the full-grid
+    evaluation of the same factors bit for bit (duplicate points and points after t_now too)."""
+    from scipy.spatial.distance import cdist
+
+    from tvbo.gp.convolutions import space_convolution_r, time_convolution
+
+    X, T, _ = make_data(8, 23, 3)
+    X[4] = X[5]
+    T[6] = T[7]
+    for t_now, clamp in ((float(T.max()) + 0.5, True), (float(T[10]), False)):
+        got = convolution_matrix(X, T, lengthscale_space=0.4, lengthscale_time=1.7,
+                                 space_kernel=space, time_kernel=time, t_now=t_now,
+                                 clamp_space=clamp)
+        full_space = space_convolution_r(space, 0.4, cdist(X, X), 3)
+        if clamp:
+            full_space = np.minimum(full_space, 1.0)
+        full = full_space * time_convolution(time, 1.7, T[:, None], T[None, :], t_now)
+        assert got.tobytes() == (0.5 * (full + full.T)).tobytes()
+
+
+def test_convolution_argument_is_trusted_and_checked():
+    X, T, y = make_data(4, 11, 2)
+    kw = hyper("matern52", "matern32")
+    C = convolution_matrix(X, T, lengthscale_space=kw["lengthscale_space"],
+                           lengthscale_time=kw["lengthscale_time"], t_now=kw["t_now"])
+    plain, given = relevance(X, T, y, **kw), relevance(X, T, y, convolution=C, **kw)
+    assert given.tobytes() == plain.tobytes()
+    doubled = relevance_terms(X, T, y, convolution=2.0 * C, **kw)  # used as given
+    np.testing.assert_allclose(doubled.removal, 2.0 * relevance_terms(X, T, y, **kw).removal)
+    counted, own = WorkCounter(), WorkCounter()
+    relevance(X, T, y, convolution=C, work=counted, **kw)
+    relevance(X, T, y, work=own, **kw)
+    assert counted.counts() == own.counts()  # the shortcut is not priced differently
+    with pytest.raises(ValueError, match=r"convolution must have shape \(11, 11\)"):
+        relevance(X, T, y, convolution=C[:5, :5], **kw)
+
+
 def test_scaling_the_data_scales_eq10_and_leaves_the_ratio_unchanged():
     """y -> s y, lambda -> s^2 lambda, sigma2 -> s^2 sigma2: (10) scales by s^2, (12) does not."""
     X, T, y = make_data(2, 9, 2)

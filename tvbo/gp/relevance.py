@@ -30,6 +30,7 @@ W2^2 on a bounded domain by tensor Gauss-Legendre quadrature, for studying how l
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -145,12 +146,42 @@ def convolution_matrix(
     check_name(time_kernel)
     X = np.asarray(X, dtype=float)
     T = np.asarray(T, dtype=float).reshape(-1)
-    space = space_convolution_r(space_kernel, lengthscale_space, cdist(X, X), X.shape[1])
+    # Both factors are evaluated element by element on symmetric arguments, so each is computed
+    # once per pair (j <= k) and mirrored: the same values as the full n x n evaluation, at half
+    # the cost of the special functions (kve, exp) that dominate a pass. The RBF time factor is
+    # the exception: its erfc argument (2 t0 - t_j) - t_k is not exactly symmetric in j, k, so it
+    # is still evaluated on the full grid (and symmetrised below, as before).
+    rows, cols = _upper_pairs(X.shape[0])
+    space = space_convolution_r(
+        space_kernel, lengthscale_space, cdist(X, X)[rows, cols], X.shape[1]
+    )
     if clamp_space:
         space = np.minimum(space, 1.0)
-    time = time_convolution(time_kernel, lengthscale_time, T[:, None], T[None, :], t_now)
-    C = space * time
+    if time_kernel == "rbf":
+        C = _mirror(space, rows, cols, X.shape[0]) * time_convolution(
+            time_kernel, lengthscale_time, T[:, None], T[None, :], t_now
+        )
+    else:
+        pairs = space * time_convolution(time_kernel, lengthscale_time, T[rows], T[cols], t_now)
+        C = _mirror(pairs, rows, cols, X.shape[0])
     return 0.5 * (C + C.T)
+
+
+@lru_cache(maxsize=64)
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the upper triangle (diagonal included) of an n x n matrix."""
+    rows, cols = np.triu_indices(n)
+    rows.flags.writeable = False
+    cols.flags.writeable = False
+    return rows, cols
+
+
+def _mirror(values: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
+    """The symmetric n x n matrix whose upper triangle (``rows``, ``cols``) holds ``values``."""
+    out = np.empty((n, n))
+    out[rows, cols] = values
+    out[cols, rows] = values
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,6 +201,7 @@ def relevance_terms(
     t_now: float,
     clamp_space: bool = True,
     precision: np.ndarray | None = None,
+    convolution: np.ndarray | None = None,
     work: WorkCounter | None = None,
 ) -> RelevanceTerms:
     """Squared integrated distances of eqs. (10) and (11) for all observations, O(n^3) total.
@@ -177,7 +209,11 @@ def relevance_terms(
     ``removal[i]`` is ``integral over R^d x [t_now, inf)`` of ``(mu_D - mu_{D\\i})^2 +
     |sigma2_D - sigma2_{D\\i}|`` (space factor capped at 1 with ``clamp_space``). ``precision`` may
     be the caller's ``(K + noise_var I)^-1`` for exactly these inputs; it is then trusted, not
-    recomputed. Work (kernel entries, flops, one call) goes to ``work`` if given.
+    recomputed. Likewise ``convolution`` may be the caller's :func:`convolution_matrix` for exactly
+    these inputs (e.g. the previous pass's matrix without the removed row and column, when the
+    hyperparameters and ``t_now`` are unchanged: every entry depends only on its pair). Work
+    (kernel entries, flops, one call) goes to ``work`` if given, counted the same either way: the
+    counted compute model prices the algorithm, not this implementation's shortcuts.
 
     Without the clamp ``C`` is positive semi-definite and every term is >= 0. With it, rounding or
     a non-PSD ``C`` can give tiny negative quadratic forms; they are clipped to 0. The reference
@@ -204,16 +240,21 @@ def relevance_terms(
         P = np.asarray(precision, dtype=float)
         if P.shape != (n, n):
             raise ValueError(f"precision must have shape ({n}, {n}), got {P.shape}")
-    C = convolution_matrix(
-        data.X,
-        data.T,
-        lengthscale_space=ls_s,
-        lengthscale_time=ls_t,
-        space_kernel=space_kernel,
-        time_kernel=time_kernel,
-        t_now=t_now,
-        clamp_space=clamp_space,
-    )
+    if convolution is None:
+        C = convolution_matrix(
+            data.X,
+            data.T,
+            lengthscale_space=ls_s,
+            lengthscale_time=ls_t,
+            space_kernel=space_kernel,
+            time_kernel=time_kernel,
+            t_now=t_now,
+            clamp_space=clamp_space,
+        )
+    else:
+        C = np.asarray(convolution, dtype=float)
+        if C.shape != (n, n):
+            raise ValueError(f"convolution must have shape ({n}, {n}), got {C.shape}")
     alpha = P @ data.y
     CP = C @ P
     quad = np.maximum(np.einsum("ji,ji->i", P, CP), 0.0)  # a_i^T C a_i = diag(P C P)
@@ -253,6 +294,7 @@ def relevance(
     normalise: bool = True,
     clamp_space: bool = True,
     precision: np.ndarray | None = None,
+    convolution: np.ndarray | None = None,
     work: WorkCounter | None = None,
 ) -> np.ndarray:
     """W-DBO relevance ``R_i`` of every observation (eq. (12)), shape ``(n,)``, O(n^3) total.
@@ -263,7 +305,8 @@ def relevance(
     a zero prior mean); the prior covariance is ``signal_var * kS(|x - x'| / lengthscale_space) *
     kT(|t - t'| / lengthscale_time)``. ``noise_var`` must be > 0; the reference floors it at 1e-5,
     which callers should do themselves if they want that. The smaller ``R_i``, the less removing
-    ``o_i`` changes the future predictions.
+    ``o_i`` changes the future predictions. ``precision`` and ``convolution``: trusted matrices
+    for exactly these inputs (see :func:`relevance_terms`).
     """
     terms = relevance_terms(
         X,
@@ -278,6 +321,7 @@ def relevance(
         t_now=t_now,
         clamp_space=clamp_space,
         precision=precision,
+        convolution=convolution,
         work=work,
     )
     return _ratio(terms, normalise)
