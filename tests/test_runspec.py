@@ -188,6 +188,8 @@ def test_the_engine_and_registries_agree_with_the_choices() -> None:
     assert option("evaluators").maximum == MAX_EVALUATORS
     assert set(option("cost_table").choices) == set(COST_TABLES)
     assert option("pending").valid_choices() == tuple(pending_names())
+    # the built-ins accepted without reading the registry are registered names
+    assert option("pending").known and set(option("pending").known) <= set(pending_names())
 
 
 # -- generated CLI flags: every value the workflow can write parses back --------------------------

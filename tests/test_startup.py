@@ -181,6 +181,31 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.version", "tvbo.runspec"}
 
 
+_CHECK = r"""
+import json, sys
+from tvbo.runspec import check_run_options
+check_run_options(OPTIONS, style="cli")
+before = sorted(sys.modules)
+from tvbo.acquisition.pending import pending_names
+from tvbo.registry import PENDING_STRATEGIES
+same = sorted(pending_names()) == sorted(PENDING_STRATEGIES)
+print(json.dumps({"modules": before, "same": same}))
+"""
+
+
+@pytest.mark.parametrize("pending", ["hallucinate", "none", "constant-liar-max"])
+def test_checking_run_options_imports_nothing_heavy(pending, tmp_path) -> None:
+    """A job's option check (tvbo run / run-many) accepts a built-in pending strategy from the
+    static catalogue, without importing numpy/scipy; the catalogue lists exactly the built-ins."""
+    options = {"benchmark": "hartmann3", "algorithm": "gp-ucb", "seed": 0, "compute": "counted",
+               "pending": pending, "horizon": 600.0, "cost_table": "metronome"}
+    result = _python(_CHECK.replace("OPTIONS", repr(options)), tmp_path)
+    heavy = sorted(m for m in result["modules"] if m.split(".")[0] in HEAVY)
+    assert heavy == []
+    assert "tvbo.acquisition.pending" not in result["modules"]
+    assert result["same"]
+
+
 def test_run_imports_only_its_benchmark_and_algorithm(tmp_path) -> None:
     argv = ["run", "--benchmark", "hartmann3", "--algorithm", "gp-ucb", "--horizon", "4",
             "--warmup", "2", "--max-iterations", "3", "--quiet", "--out", str(tmp_path / "r.nc")]

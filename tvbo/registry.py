@@ -36,6 +36,7 @@ __all__ = [
     "CATALOGUE",
     "COMPONENTS",
     "COMPUTE_MODELS",
+    "PENDING_STRATEGIES",
     "PROFILES",
     "Entry",
     "entry",
@@ -243,6 +244,14 @@ PROFILES: tuple[Entry, ...] = _table("profile", [
     ("botorch-i9-laptop", "tvbo/sim/profiles/botorch-i9-laptop.yaml",
      "emulates the papers' BoTorch on an i9 laptop (W-DBO response times)", f"{BOLT_AB}, {WDBO}"),
 ])
+
+#: the built-in strategies for pending queries (``--pending``; ``tvbo.acquisition.pending``): a
+#: run's options check accepts these without importing that module (numpy, scipy.optimize), and
+#: reads its registry only for any other name (``tests/test_runspec.py`` checks both agree)
+PENDING_STRATEGIES: tuple[str, ...] = (
+    "constant-liar-max", "constant-liar-mean", "constant-liar-min", "hallucinate",
+    "kriging-believer", "none",
+)
 
 #: ``tvbo list`` sections, in order
 CATALOGUE: dict[str, tuple[Entry, ...]] = {

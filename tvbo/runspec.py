@@ -29,8 +29,10 @@ the field as the caller spells it (API keyword, ``--flag`` or config key), the v
 valid.
 
 Layering: this module sits with ``cli``/``api``/``config_check`` at the top; at import it uses the
-standard library only (``tvbo --help`` stays lean), and :func:`check_run_options` imports
-``tvbo.sim`` and ``tvbo.acquisition`` lazily, only for the checks that need them.
+standard library and the static catalogue :mod:`tvbo.registry` only (``tvbo --help`` stays
+lean), and :func:`check_run_options` imports ``tvbo.sim`` and ``tvbo.acquisition`` lazily, only
+for the checks that need them: a built-in name (``RunOption.known``) is accepted without
+importing its registry, which is read only to judge another name or to list the valid ones.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from numbers import Integral, Real
 from typing import Any, Literal
+
+from tvbo.registry import PENDING_STRATEGIES
 
 __all__ = [
     "API_ONLY",
@@ -123,6 +127,11 @@ class RunOption:
     #: them at check time (a registry that plug-ins extend, e.g. the pending strategies)
     choices: tuple[str, ...] | None = None
     registry: str | None = None
+    #: names of a ``registry`` option valid without reading the registry (its built-ins, from the
+    #: static catalogue :mod:`tvbo.registry`): a run's check of a built-in name then imports
+    #: nothing; any other value (a plug-in's name, or a typo to report with the valid list) reads
+    #: the registry. ``tests/test_runspec.py`` checks they are registered names.
+    known: tuple[str, ...] = ()
     #: what a value is, in "<field>: unknown <noun> 'x'; valid: ..." (default: "unknown
     #: <field> 'x'"); the CLI then leaves the choices to check_run_options, not to argparse
     noun: str = ""
@@ -316,6 +325,7 @@ RUN_SPEC: tuple[RunOption, ...] = (
               "how the acquisition treats queries still running with k > 1 or overlap: "
               "hallucinate (GP-BUCB), kriging-believer, constant-liar-min|mean|max, none",
               registry="tvbo.acquisition.pending:pending_names", noun="pending strategy",
+              known=PENDING_STRATEGIES,
               metavar="NAME",
               config="pending", workflow="parallel", engine=True,
               config_help="How the acquisition treats queries still running with k > 1 or overlap: "
@@ -435,6 +445,8 @@ def _check_field(opt: RunOption, where: str, value: Any) -> None:
         if not isinstance(value, str | os.PathLike) or not str(value):
             raise ValueError(f"{where} must be a non-empty name or path, got {value!r}")
     elif opt.kind == "str":
+        if isinstance(value, str) and value in opt.known:
+            return  # a built-in name: valid without importing the registry's module
         valid = opt.valid_choices()
         if not isinstance(value, str) or (valid is not None and value not in valid):
             shown = ", ".join(valid) if valid is not None else "a non-empty string"
