@@ -317,6 +317,30 @@ def test_cli_and_config_styles_name_flags_and_config_paths() -> None:
         check_run_options({"pending": "x"}, style="cli")
 
 
+def test_a_checked_profile_is_parsed_once_unless_its_file_changes(tmp_path, monkeypatch) -> None:
+    import tvbo.sim.profiles as profiles
+
+    loads = []
+    real = profiles.load_profile
+    monkeypatch.setattr(profiles, "load_profile", lambda p: loads.append(p) or real(p))
+    monkeypatch.setattr(runspec, "_CHECKED_PROFILES", set())
+    good = yaml.safe_dump({"name": "x", "coefficients": {"flop": 1e-9}})
+    path = tmp_path / "hw.yaml"
+    path.write_text(good)
+    for _ in range(3):
+        check_run_options({"profile": str(path)})
+        check_run_options({"profile": "reference-2core"})
+    assert len(loads) == 2
+    path.write_text("coefficients: [1, 2]\n# changed size and contents\n")
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(ValueError, match="coefficients"):
+        check_run_options({"profile": str(path)})
+    with pytest.raises(ValueError, match="'pi5'.*unknown hardware profile"):  # never cached
+        check_run_options({"profile": "pi5"})
+    with pytest.raises(ValueError, match="'pi5'.*unknown hardware profile"):
+        check_run_options({"profile": "pi5"})
+
+
 def test_parallel_settings_are_checked_against_every_algorithm() -> None:
     from tvbo.algorithms import make
 

@@ -537,7 +537,25 @@ def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
     _check_parallel(options, style, spec, algorithms)
 
 
+#: profiles that loaded in this process, keyed by :func:`_profile_key` (a ``run-many`` job checks
+#: the same profile once per run; parsing its YAML each time cost ~10 ms per run)
+_CHECKED_PROFILES: set[tuple[Any, ...]] = set()
+
+
+def _profile_key(profile: str | os.PathLike) -> tuple[Any, ...]:
+    """What identifies a profile's content: a file's path, size and modification time (an
+    edited file is checked again); a packaged name by itself."""
+    try:
+        st = os.stat(profile)
+    except OSError:
+        return ("name", str(profile))
+    return ("file", os.path.realpath(profile), st.st_size, st.st_mtime_ns)
+
+
 def _check_profile(where: str, profile: str | os.PathLike) -> None:
+    key = _profile_key(profile)
+    if key in _CHECKED_PROFILES:
+        return
     import yaml
 
     from tvbo.sim.profiles import load_profile
@@ -547,6 +565,7 @@ def _check_profile(where: str, profile: str | os.PathLike) -> None:
     except (ValueError, OSError, yaml.YAMLError) as err:
         raise ValueError(f"{where} {str(profile)!r}: {' '.join(str(err).split())} "
                          "(`tvbo list profiles`)") from None
+    _CHECKED_PROFILES.add(key)
 
 
 def _check_parallel(options: Mapping[str, Any], style: Style, spec: Mapping[str, RunOption],
