@@ -508,7 +508,7 @@ class ExactGP:
         A scalar ``t`` (an acquisition at one time) goes to a kernel with ``scalar_time`` as
         it is, so the temporal correlation is computed once per observation rather than once
         per (query, observation) pair; the floats are the same either way (see
-        :meth:`tvbo.gp.kernels.SeparableKernel._time_factor`).
+        :meth:`tvbo.gp.kernels.SeparableKernel.time_factor`).
         """
         if self._prior_mean is not None and grad:
             raise ValueError(
@@ -530,6 +530,29 @@ class ExactGP:
             tt = self._times(t, m, "t")
         return self._predict(X, tt, grad, include_noise)
 
+    #: (t, T, hyperparameters, kernel, k_T row) of the last scalar-time prediction
+    _row_cache: tuple | None = None
+
+    def _time_row(self, t: float) -> np.ndarray | float:
+        """The k_T row ``k_T(|t - T_j|)`` (n,) of a ``scalar_time`` kernel at time ``t``, kept
+        while t, the data's times, the hyperparameters and the kernel stay the same objects.
+
+        An acquisition step predicts at one time t for every one of its ~50 optimiser
+        evaluations, so the row is computed once per step instead of once per evaluation; it
+        is the very array the kernel would compute (read-only), so every float is the same.
+        ``_T`` and the hyperparameters are replaced, never modified, when the data or the
+        hyperparameters change, so holding them and comparing identities cannot go stale.
+        """
+        c = self._row_cache
+        if (c is not None and c[0] == t and c[1] is self._T and c[2] is self._hp
+                and c[3] is self.kernel):
+            return c[4]
+        row = self.kernel.time_factor(t, self._T, 1, self._T.shape[0], self._hp)
+        if isinstance(row, np.ndarray):
+            row.flags.writeable = False
+        self._row_cache = (t, self._T, self._hp, self.kernel, row)
+        return row
+
     def _predict(
         self, X: np.ndarray, tt: np.ndarray | float | None, grad: bool, include_noise: bool
     ) -> Prediction:
@@ -540,12 +563,16 @@ class ExactGP:
         work = self.work
         work.call()
         s = self.y_std
-        if grad:
-            Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp)  # (m, n)
-        elif d is None:  # a prior mean and no data yet: the prior
+        if d is None and not grad:  # a prior mean and no data yet: the prior
             Ks = np.zeros((m, 0))
         else:
-            Ks = self.kernel.matrix(X, tt, self._X, self._T, hp)
+            # a scalar time only reaches a scalar_time kernel (predict), which takes its k_T row
+            extra = {"time_factor": self._time_row(tt)} if type(tt) is float else {}
+            if grad:
+                Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp,
+                                                           **extra)  # (m, n)
+            else:
+                Ks = self.kernel.matrix(X, tt, self._X, self._T, hp, **extra)
         work.kernel(m * n)
         mean_s = Ks @ self._alpha
         # a fresh Ks is not read again: dtrtrs may solve in its memory (Ks.T is F-ordered)
