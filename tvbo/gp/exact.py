@@ -520,9 +520,10 @@ class ExactGP:
         X = self._points(X, "X")
         m = X.shape[0]
         kernel = self.kernel
-        if not kernel.has_time:
-            tt = None  # ignored by the kernel; _times would give zeros
-        elif np.ndim(t) == 0 and t is not None and getattr(kernel, "scalar_time", False):
+        scalar_time = getattr(kernel, "scalar_time", False)
+        if not kernel.has_time:  # times are ignored: a scalar_time kernel takes None
+            tt = None if scalar_time else np.zeros(m)
+        elif scalar_time and (type(t) is float or (t is not None and np.ndim(t) == 0)):
             tt = float(t)
             if not math.isfinite(tt):
                 raise ValueError("t contains non-finite values")
