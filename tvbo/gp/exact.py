@@ -29,8 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve
-from scipy.linalg.lapack import dpotrf, dpotri, dtrtrs
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs, dtrtrs
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.work import WorkCounter
@@ -302,7 +301,11 @@ class ExactGP:
         self._ys = (y - self.y_mean) / self.y_std
         n = self.n
         if n:
-            self._alpha = cho_solve((self._L, True), self._ys, check_finite=False)
+            # = scipy.linalg.cho_solve((L, True), ys): the same LAPACK dpotrs, without the
+            # wrapper's batching and checks (once per append/remove/refit)
+            self._alpha, info = dpotrs(self._L, self._ys, lower=1)
+            if info != 0:
+                raise ValueError(f"illegal value in {-info}th argument of internal potrs")
         else:
             self._alpha = np.empty(0)
         self.work.flops(2 * flops_trisolve(n))
