@@ -54,6 +54,27 @@ def test_ucb_value_and_gradient():
         assert grads[:, j] == pytest.approx(fd / (2 * h), rel=1e-5, abs=1e-6)
 
 
+def test_ucb_is_the_textbook_expression_bit_for_bit():
+    """The in-place evaluation gives exactly the floats of the written-out formula, and the
+    prediction it reads is left as it was."""
+    gp = _gp()
+    X = np.random.default_rng(3).uniform(size=(9, 2))
+    pred = gp.predict(X, 0.0, grad=True)
+    saved = {k: getattr(pred, k).copy() for k in ("mean", "var", "dmean", "dvar")}
+    from tvbo.acquisition.ucb import _VAR_FLOOR, _ucb_of
+
+    for beta in (0.0, 2.0, 7.3):
+        values, grads = _ucb_of(pred, beta, True)
+        sigma = np.sqrt(np.maximum(saved["var"], _VAR_FLOOR))
+        np.testing.assert_array_equal(values, saved["mean"] + np.sqrt(beta) * sigma)
+        np.testing.assert_array_equal(
+            grads, saved["dmean"] + np.sqrt(beta) * saved["dvar"] / (2.0 * sigma)[:, None])
+    for k, v in saved.items():
+        np.testing.assert_array_equal(getattr(pred, k), v)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(_ucb_of(pred, -1.0, False)[0]).all()  # numpy's NaN, as before
+
+
 def test_optimizer_finds_the_best_of_independent_dense_multistart():
     gp = _gp(2)
     beta = 1.5

@@ -56,15 +56,73 @@ def test_posterior_matches_dense_solve(standardize: bool, time: str | None) -> N
     assert pred.dmean is None and pred.dvar is None
 
 
-def test_scalar_time_broadcasts() -> None:
+@pytest.mark.parametrize("time", ["matern12", "matern32", "matern52", "rbf"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_scalar_time_broadcasts(time: str, grad: bool) -> None:
+    """A scalar t takes the kernel's row path (k_T once per observation): bit for bit the
+    prediction at a vector of equal times (the (m, n) path), gradients included."""
     X, T, y = make_data(30)
-    gp = ExactGP(SeparableKernel(), HP)
+    gp = ExactGP(SeparableKernel("matern52", time), HP)
     gp.set_data(X, T, y)
     Xs = np.random.default_rng(1).random((4, 3))
-    a = gp.predict(Xs, 123.0)
-    b = gp.predict(Xs, np.full(4, 123.0))
+    a = gp.predict(Xs, 123.0, grad=grad)
+    b = gp.predict(Xs, np.full(4, 123.0), grad=grad)
     np.testing.assert_array_equal(a.mean, b.mean)
     np.testing.assert_array_equal(a.var, b.var)
+    if grad:
+        np.testing.assert_array_equal(a.dmean, b.dmean)
+        np.testing.assert_array_equal(a.dvar, b.dvar)
+    with pytest.raises(ValueError, match="t contains non-finite"):
+        gp.predict(Xs, float("nan"), grad=grad)
+
+
+def test_time_row_cache_never_goes_stale() -> None:
+    """The k_T row kept between scalar-time predictions is reused only for the same time, data
+    times, hyperparameters and kernel: after every change the prediction is bit for bit that of
+    a GP that never cached anything (array times take the uncached (m, n) path)."""
+    X, T, y = make_data(20)
+    gp = ExactGP(SeparableKernel(), HP)
+    gp.set_data(X, T, y)
+    Xs = np.random.default_rng(4).random((5, 3))
+
+    def check(t: float) -> None:
+        a = gp.predict(Xs, t, grad=True)
+        b = gp.predict(Xs, np.full(len(Xs), t), grad=True)
+        for name in ("mean", "var", "dmean", "dvar"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+    check(310.0)
+    row = gp._row_cache[4]
+    check(310.0)
+    assert gp._row_cache[4] is row and not row.flags.writeable  # reused, and protected
+    check(311.0)  # another time
+    gp.append(np.full(3, 0.5), 305.0, 1.0)  # new data times
+    check(311.0)
+    gp.remove(0)
+    check(311.0)
+    gp.set_hyperparameters(Hyperparameters(1.1, 0.3, 20.0, 0.05))  # new l_T
+    check(311.0)
+    gp.set_data(X[:7], T[:7] + 1.0, y[:7])  # same length history, other times
+    check(311.0)
+
+
+def test_predict_leaves_inputs_and_state_untouched() -> None:
+    """predict solves in its own scratch memory (dtrtrs overwrite): neither the caller's X nor
+    the GP's state changes, and a repeated call gives the same floats."""
+    X, T, y = make_data(25)
+    gp = ExactGP(SeparableKernel(), HP)
+    gp.set_data(X, T, y)
+    Xs = np.random.default_rng(2).random((6, 3))
+    Xs_copy = Xs.copy()
+    L, alpha, Xd = gp.cholesky.copy(), gp.alpha(), gp.X.copy()
+    first = gp.predict(Xs, 200.0, grad=True)
+    second = gp.predict(Xs, 200.0, grad=True)
+    np.testing.assert_array_equal(Xs, Xs_copy)
+    np.testing.assert_array_equal(gp.cholesky, L)
+    np.testing.assert_array_equal(gp.alpha(), alpha)
+    np.testing.assert_array_equal(gp.X, Xd)
+    for name in ("mean", "var", "dmean", "dvar"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
 
 
 @pytest.mark.parametrize("space", ["matern32", "matern52", "rbf"])

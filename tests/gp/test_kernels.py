@@ -188,3 +188,22 @@ def test_grad_x_at_coincident_points_is_finite(space: str) -> None:
     assert np.all(np.isfinite(G))
     # smooth kernels have a stationary point at r = 0; Matérn-1/2 returns the zero subgradient
     np.testing.assert_array_equal(G, 0.0)
+
+
+@pytest.mark.parametrize("time", ["matern12", "matern32", "matern52", "rbf"])
+def test_scalar_query_time_is_the_full_matrix_bit_for_bit(time: str) -> None:
+    """A scalar T1 (every row at one time) broadcasts a k_T row: the same floats as the (m, n)
+    k_T of an explicit vector of equal times, for K and the gradient factor G."""
+    rng = np.random.default_rng(5)
+    kern = SeparableKernel("matern52", time)
+    hp = Hyperparameters(1.7, 0.3, 45.0, 0.01)
+    X1, X2 = rng.random((7, 3)), rng.random((11, 3))
+    T2 = np.sort(rng.random(11) * 300.0)
+    full = np.full(7, 250.5)
+    np.testing.assert_array_equal(kern.matrix(X1, 250.5, X2, T2, hp),
+                                  kern.matrix(X1, full, X2, T2, hp))
+    K_row, G_row = kern.matrix_and_grad_factor(X1, 250.5, X2, T2, hp)
+    K_full, G_full = kern.matrix_and_grad_factor(X1, full, X2, T2, hp)
+    np.testing.assert_array_equal(K_row, K_full)
+    np.testing.assert_array_equal(G_row, G_full)
+    assert K_row.shape == G_row.shape == (7, 11)

@@ -29,8 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve
-from scipy.linalg.lapack import dpotrf, dpotri, dtrtrs
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs, dtrtrs
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.work import WorkCounter
@@ -250,7 +249,7 @@ class ExactGP:
             raise ValueError(f"{name} must be a 2-D array (n, d), got shape {X.shape}")
         if not any_d and self.d is not None and X.shape[1] != self.d:
             raise ValueError(f"{name} has {X.shape[1]} columns, but the GP has d = {self.d}")
-        if not np.all(np.isfinite(X)):
+        if not np.isfinite(X).all():
             raise ValueError(f"{name} contains non-finite values")
         return X
 
@@ -302,7 +301,11 @@ class ExactGP:
         self._ys = (y - self.y_mean) / self.y_std
         n = self.n
         if n:
-            self._alpha = cho_solve((self._L, True), self._ys, check_finite=False)
+            # = scipy.linalg.cho_solve((L, True), ys): the same LAPACK dpotrs, without the
+            # wrapper's batching and checks (once per append/remove/refit)
+            self._alpha, info = dpotrs(self._L, self._ys, lower=1)
+            if info != 0:
+                raise ValueError(f"illegal value in {-info}th argument of internal potrs")
         else:
             self._alpha = np.empty(0)
         self.work.flops(2 * flops_trisolve(n))
@@ -476,13 +479,19 @@ class ExactGP:
         self._restandardize()
 
     # -- inference ------------------------------------------------------------------------
-    def _trsolve(self, B: np.ndarray, trans: int) -> np.ndarray:
-        """``L^{-1} B`` (trans=0) or ``L^{-T} B`` (trans=1) via LAPACK dtrtrs (no wrapper cost)."""
-        if self.n == 0:
+    def _trsolve(self, B: np.ndarray, trans: int, *, overwrite: bool = False) -> np.ndarray:
+        """``L^{-1} B`` (trans=0) or ``L^{-T} B`` (trans=1) via LAPACK dtrtrs (no wrapper cost).
+
+        ``overwrite=True`` lets dtrtrs solve in B's own memory when B is a Fortran-ordered
+        float64 array the caller no longer needs (the same dtrtrs call on the same numbers,
+        without copying an (n, m) block first); otherwise B is left untouched.
+        """
+        n = self._L.shape[0]
+        if n == 0:
             return np.asarray(B, dtype=float)
-        out, info = dtrtrs(self._L, B, lower=1, trans=trans)
+        out, info = dtrtrs(self._L, B, lower=1, trans=trans, overwrite_b=overwrite)
         if info != 0:
-            raise np.linalg.LinAlgError(f"dtrtrs failed with info = {info} (n = {self.n})")
+            raise np.linalg.LinAlgError(f"dtrtrs failed with info = {info} (n = {n})")
         return out
 
     def predict(
@@ -498,6 +507,11 @@ class ExactGP:
         ``var`` is clipped at 0 (rounding can make it slightly negative at data points).
         ``dvar = -2 (dk/dx)^T Delta^{-1} k`` because the prior variance is constant in x.
         With a prior mean: ``m(x)`` is added to the mean; before any data this is the prior.
+
+        A scalar ``t`` (an acquisition at one time) goes to a kernel with ``scalar_time`` as
+        it is, so the temporal correlation is computed once per observation rather than once
+        per (query, observation) pair; the floats are the same either way (see
+        :meth:`tvbo.gp.kernels.SeparableKernel.time_factor`).
         """
         if self._prior_mean is not None and grad:
             raise ValueError(
@@ -507,36 +521,82 @@ class ExactGP:
         if self.d is None and self._prior_mean is None:
             raise ValueError("the GP has no data yet, so its input dimension d is unknown")
         X = self._points(X, "X")
-        m, n, d = X.shape[0], self.n, self.d
-        tt = self._times(t, m, "t")
+        m = X.shape[0]
+        kernel = self.kernel
+        scalar_time = getattr(kernel, "scalar_time", False)
+        if not kernel.has_time:  # times are ignored: a scalar_time kernel takes None
+            tt = None if scalar_time else np.zeros(m)
+        elif scalar_time and (type(t) is float or (t is not None and np.ndim(t) == 0)):
+            tt = float(t)
+            if not math.isfinite(tt):
+                raise ValueError("t contains non-finite values")
+        else:
+            tt = self._times(t, m, "t")
+        return self._predict(X, tt, grad, include_noise)
+
+    #: (t, T, hyperparameters, kernel, k_T row) of the last scalar-time prediction
+    _row_cache: tuple | None = None
+
+    def _time_row(self, t: float) -> np.ndarray | float:
+        """The k_T row ``k_T(|t - T_j|)`` (n,) of a ``scalar_time`` kernel at time ``t``, kept
+        while t, the data's times, the hyperparameters and the kernel stay the same objects.
+
+        An acquisition step predicts at one time t for every one of its ~50 optimiser
+        evaluations, so the row is computed once per step instead of once per evaluation; it
+        is the very array the kernel would compute (read-only), so every float is the same.
+        ``_T`` and the hyperparameters are replaced, never modified, when the data or the
+        hyperparameters change, so holding them and comparing identities cannot go stale.
+        """
+        c = self._row_cache
+        if (c is not None and c[0] == t and c[1] is self._T and c[2] is self._hp
+                and c[3] is self.kernel):
+            return c[4]
+        row = self.kernel.time_factor(t, self._T, 1, self._T.shape[0], self._hp)
+        if isinstance(row, np.ndarray):
+            row.flags.writeable = False
+        self._row_cache = (t, self._T, self._hp, self.kernel, row)
+        return row
+
+    def _predict(
+        self, X: np.ndarray, tt: np.ndarray | float | None, grad: bool, include_noise: bool
+    ) -> Prediction:
+        """:meth:`predict` on checked inputs: X (m, d) float; ``tt`` (m,) times, a scalar time
+        for a ``scalar_time`` kernel, or None without a time kernel."""
+        m, n, d = X.shape[0], self._L.shape[0], self.d
         hp = self._hp
-        self.work.call()
+        work = self.work
+        work.call()
         s = self.y_std
-        if grad:
-            Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp)  # (m, n)
-        elif self.d is None:  # a prior mean and no data yet: the prior
+        if d is None and not grad:  # a prior mean and no data yet: the prior
             Ks = np.zeros((m, 0))
         else:
-            Ks = self.kernel.matrix(X, tt, self._X, self._T, hp)
-        self.work.kernel(m * n)
+            # a scalar time only reaches a scalar_time kernel (predict), which takes its k_T row
+            extra = {"time_factor": self._time_row(tt)} if type(tt) is float else {}
+            if grad:
+                Ks, G = self.kernel.matrix_and_grad_factor(X, tt, self._X, self._T, hp,
+                                                           **extra)  # (m, n)
+            else:
+                Ks = self.kernel.matrix(X, tt, self._X, self._T, hp, **extra)
+        work.kernel(m * n)
         mean_s = Ks @ self._alpha
-        V = self._trsolve(Ks.T, trans=0)  # L^{-1} k, (n, m)
+        # a fresh Ks is not read again: dtrtrs may solve in its memory (Ks.T is F-ordered)
+        V = self._trsolve(Ks.T, trans=0, overwrite=Ks.flags.owndata)  # L^{-1} k, (n, m)
         var_s = self._prior_variance(X, tt, hp) - np.einsum("ij,ij->j", V, V)
-        self.work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
-        var_s = np.maximum(var_s, 0.0)
+        work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
+        np.maximum(var_s, 0.0, out=var_s)
         if include_noise:
             var_s = var_s + hp.noise_var
         dmean = dvar = None
         if grad:
             # dk_j/dx = G_j (x - x_j): contract with weights w without forming (m, n, d)
             if self._noise is None:  # (per-point noise: K and G counted as one kernel pass)
-                self.work.kernel(m * n)
-            W = self._trsolve(V, trans=1)  # Delta^{-1} k, (n, m)
+                work.kernel(m * n)
+            W = self._trsolve(V, trans=1, overwrite=True)  # Delta^{-1} k, (n, m)
             Ga = G * self._alpha
             dmean = (X * Ga.sum(axis=1)[:, None] - Ga @ self._X) * s
-            GW = G * W.T
+            GW = np.multiply(G, W.T, out=G)  # G is not read again
             dvar = -2.0 * (X * GW.sum(axis=1)[:, None] - GW @ self._X) * (s * s)
-            self.work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
+            work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 4.0 * m * n)
         mean = mean_s * s + self.y_mean
         if self._prior_mean is not None:
             mean = mean + self.prior_mean(X)

@@ -393,6 +393,32 @@ class SeparableKernel:
         t2 = _as_times(T2, n, "T2")
         return self.time.value(time_distances(t1, t2) / hp.lengthscale_time)
 
+    #: :meth:`matrix` and :meth:`matrix_and_grad_factor` accept a scalar ``T1`` as the time of
+    #: every row (ExactGP.predict passes the acquisition's time so, see :meth:`time_factor`)
+    scalar_time: bool = True
+
+    def time_factor(
+        self, T1: np.ndarray | float | None, T2: np.ndarray | float | None, m: int, n: int,
+        hp: Hyperparameters,
+    ) -> np.ndarray | float:
+        """k_T as :meth:`matrix` uses it: (m, n), a row (n,) when ``T1`` is a scalar, or 1.0.
+
+        A scalar ``T1`` (every query at one time, as in an acquisition at time t) gives the
+        same k_T row for every query point; broadcasting that row multiplies the same floats as
+        the (m, n) matrix of :meth:`time_correlation` holds (``|t - t_j| / l_T`` and the
+        correlation are elementwise, so each entry is the same IEEE result), at n instead of
+        m n exponentials: a raw-sample scoring call has m = 512. A caller that evaluates many
+        X at one time may compute it once and pass it back as ``time_factor=``.
+        """
+        if self.time is None or T1 is None or np.ndim(T1) != 0:
+            return self.time_correlation(T1, T2, m, n, hp)
+        self._check(hp)
+        t2 = _as_times(T2, n, "T2")
+        lag = np.subtract(float(T1), t2)
+        np.abs(lag, out=lag)
+        lag /= hp.lengthscale_time
+        return self.time.value(lag)
+
     def matrix(
         self,
         X1: np.ndarray,
@@ -400,13 +426,26 @@ class SeparableKernel:
         X2: np.ndarray,
         T2: np.ndarray | float | None,
         hp: Hyperparameters,
+        *,
+        time_factor: np.ndarray | float | None = None,
     ) -> np.ndarray:
-        """Covariance (m, n) between (X1, T1) and (X2, T2); T is ignored without time."""
+        """Covariance (m, n) between (X1, T1) and (X2, T2); T is ignored without time.
+
+        ``time_factor``: :meth:`time_factor` of the same T1, T2 and hp, if the caller has it.
+        """
         X1 = _as_points(X1, "X1")
         X2 = _as_points(X2, "X2")
-        ks = self.space.value(space_distances(X1, X2) / hp.lengthscale_space)
-        kt = self.time_correlation(T1, T2, X1.shape[0], X2.shape[0], hp)
-        return hp.signal_var * ks * kt
+        r = space_distances(X1, X2)
+        r /= hp.lengthscale_space
+        if time_factor is None:
+            kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
+        else:  # the caller's earlier time_factor(T1, T2, ...) for these very arguments
+            kt = time_factor
+        # = hp.signal_var * k_S * k_T, in place on the fresh k_S (products commute exactly)
+        K = self.space.value(r)
+        K *= hp.signal_var
+        K *= kt
+        return K
 
     def matrix_and_grad_factor(
         self,
@@ -415,6 +454,8 @@ class SeparableKernel:
         X2: np.ndarray,
         T2: np.ndarray | float | None,
         hp: Hyperparameters,
+        *,
+        time_factor: np.ndarray | float | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Covariance K (m, n) and the factor G (m, n) with ``dK_ij / d x1_i = G_ij (x1_i - x2_j)``.
 
@@ -427,12 +468,16 @@ class SeparableKernel:
         X1 = _as_points(X1, "X1")
         X2 = _as_points(X2, "X2")
         ls = hp.lengthscale_space
-        r = space_distances(X1, X2) / ls
-        kt = self.time_correlation(T1, T2, X1.shape[0], X2.shape[0], hp)
+        r = space_distances(X1, X2)
+        r /= ls
+        if time_factor is None:
+            kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
+        else:  # the caller's earlier time_factor(T1, T2, ...) for these very arguments
+            kt = time_factor
         skt = hp.signal_var * kt
-        cs, dcs = self.space.value_and_d_dr_over_r(r)
-        K = cs * skt
-        G = dcs * (skt / (ls * ls))
+        K, G = self.space.value_and_d_dr_over_r(r)  # fresh arrays: scaled in place
+        K *= skt
+        G *= skt / (ls * ls)
         return K, G
 
     def grad_x(
