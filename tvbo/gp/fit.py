@@ -179,6 +179,10 @@ class LMLObjective:
         self._chol_flops = flops_cholesky(self.n)
         n, n_grad = self.n, len(self.names)
         self._grad_flops = 2 * flops_trisolve(n) + flops_inverse(n) + 4.0 * n_grad * n * n
+        #: (kind, amount) pairs every evaluation reports first (WorkCounter.add_all)
+        self._eval_work = (("call", 1.0), ("kernel", n * n), ("flop", self._chol_flops))
+        #: the LML's constant n/2 log 2 pi, as each evaluation computed it: 0.5 * n * log 2 pi
+        self._half_n_log_2pi = 0.5 * n * _LOG_2PI
         self._buffers: tuple | None = None
         self.n_evals = 0
         self.jitter_events = 0
@@ -240,12 +244,21 @@ class LMLObjective:
         return lml, grad
 
     def _workspace(self) -> tuple:
-        """n x n buffers reused by every evaluation of this objective (allocated once)."""
+        """Buffers and views reused by every evaluation of this objective (made once).
+
+        n x n buffers ``rs, cs, dcs, rt, ct, dct, Kf, Ms`` (C order), ``A`` (Fortran order: the
+        matrix LAPACK factorises and inverts in place) and ``scratch`` (two more, for the
+        correlations), plus views of ``A`` that every evaluation would otherwise rebuild:
+        ``At`` (its C-contiguous transpose) and ``A_diag`` (its diagonal, the same elements and
+        stride as ``A.diagonal()``).
+        """
         if self._buffers is None:
+            n = self.n
             shape = self.Ds.shape
             arrays = [np.empty(shape) for _ in range(8)]
-            self._buffers = (*arrays, np.empty(shape, order="F"),
-                             (np.empty(shape), np.empty(shape)))
+            A = np.empty(shape, order="F")
+            self._buffers = (*arrays, A, (np.empty(shape), np.empty(shape)),
+                             A.T, A.T.reshape(-1)[:: n + 1])
         return self._buffers
 
     def lml_and_grad(
@@ -265,16 +278,19 @@ class LMLObjective:
         """
         n = self.n
         work = self.work
-        work.call()
-        work.kernel(n * n)
+        # one call / n^2 kernel entries / the Cholesky's flops, added in this order as three
+        # add() calls would (the Cholesky's flops always precede any jitter escalation's)
+        work.add_all(self._eval_work)
         self.n_evals += 1
-        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch = self._workspace()
+        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch, At, A_diag = self._workspace()
+        kernel = self.kernel
         np.divide(self.Ds, ls, out=rs)
-        self.kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
+        kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
         dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
-        if self.Dt is not None:
-            np.divide(self.Dt, lt, out=rt)
-            self.kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
+        Dt = self.Dt
+        if Dt is not None:
+            np.divide(Dt, lt, out=rt)
+            kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
             dct *= rt
             np.multiply(cs, ct, out=Kf)
             Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
@@ -284,12 +300,14 @@ class LMLObjective:
         # Delta = Kf + noise I, copied into the Fortran-order buffer LAPACK works in, so
         # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
         np.copyto(A, Kf)
-        A.T.reshape(-1)[:: n + 1] += nv
+        A_diag += nv
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
         L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
-        work.flops(self._chol_flops)
-        if not (info == 0 and (n == 0 or float(L.diagonal().min()) ** 2 > PIVOT_RTOL * scale)):
+        # f2py factorises a Fortran-order float64 buffer in place and returns it: L is A, so
+        # A's diagonal view is L's (else, never seen, take L's own)
+        L_diag = A_diag if L is A else L.diagonal()
+        if not (info == 0 and (n == 0 or float(L_diag.min()) ** 2 > PIVOT_RTOL * scale)):
             A = Kf.copy()  # the failed attempt overwrote the buffer
             A.reshape(-1)[:: n + 1] += nv
             try:
@@ -300,21 +318,26 @@ class LMLObjective:
                 self.jitter_events += err.escalations + 1
                 return -math.inf, None
             self.jitter_events += events + 1
-        alpha = dpotrs(L, self.y, lower=1, overwrite_b=False)[0]
+            L_diag = L.diagonal()
+        y = self.y
+        alpha = dpotrs(L, y, lower=1, overwrite_b=False)[0]
         self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
-        log_det = float(np.log(L.diagonal()).sum())  # before dpotri overwrites L
+        log_det = float(np.log(L_diag).sum())  # before dpotri overwrites L
         # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
         # cleaned it)
         P, info = dpotri(L, lower=1, overwrite_c=1)
         if info != 0:
             return -math.inf, None
-        Pt = P.T  # C-contiguous view, so vdot needs no copy; M symmetric => same sums
-        tr_p = float(P.trace())
+        if P is A and L is A:  # in place, as f2py does: the views made once
+            Pt, tr_p = At, float(A_diag.sum())
+        else:
+            Pt, tr_p = P.T, float(P.trace())
+        # Pt: a C-contiguous view, so vdot needs no copy; M symmetric => same sums
         vdot = np.vdot
         # alpha^T M alpha - tr(Delta^{-1} M) for symmetric M whose P_ii M_ii sum to tr_diag
         # (the trace uses only the lower triangle of Delta^{-1}), inlined for each M below
         work.flops(self._grad_flops)
-        lml = -0.5 * float(self.y @ alpha) - log_det - 0.5 * n * _LOG_2PI
+        lml = -0.5 * float(y @ alpha) - log_det - self._half_n_log_2pi
         grad = [0.5 * (float(alpha @ (Kf @ alpha)) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
         # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
         if ct is None:

@@ -442,6 +442,9 @@ class FitMode:
         operation and the best-point bookkeeping are those of the plain path (``fused=False``);
         tests/gp/test_fit_speed.py checks the fitted results bit for bit against it.
         """
+        if all(spec.fixed is None and spec.prior is None
+               and spec.constraint.kind in ("positive", "greater_than") for spec in specs):
+            return self._adam_softplus(objective, y, specs, z0, scale, best)
         lr, steps = self.lr, self.steps
         b1, b2 = ADAM_BETAS
         eps = ADAM_EPS
@@ -526,6 +529,94 @@ class FitMode:
                 mom[i] = mi
                 vel[i] = vi
                 z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+        return (np.array(z, float), float(loss), steps,
+                f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
+
+    def _adam_softplus(
+        self,
+        objective: LMLObjective,
+        y: np.ndarray,
+        specs: list[ParameterSpec],
+        z0: np.ndarray,
+        scale: float,
+        best: dict[str, Any],
+    ) -> tuple[np.ndarray, float, int, str]:
+        """:meth:`_adam_fused` for its common case, GPyTorch's defaults (``gpytorch-adam``):
+        every hyperparameter fitted, through softplus (``Positive``) or softplus + lower
+        (``GreaterThan``), without a prior.
+
+        The branches that case never takes (fixed values, other constraints, priors) are
+        resolved once, outside the loop, and the invariants of a step are hoisted: ``1 - b1``,
+        ``1 - b2``, the index of each raw coordinate (all are free, so it is the
+        hyperparameter's own). Every value and the order of every operation are those of
+        :meth:`_adam_fused`, hence of the plain path; the best point is kept as a list and
+        turned into the same array once at the end. tests/gp/test_fit_speed.py checks it bit
+        for bit against ``fused=False``.
+        """
+        lr, steps = self.lr, self.steps
+        b1, b2 = ADAM_BETAS
+        eps = ADAM_EPS
+        one_b1, one_b2 = 1.0 - b1, 1.0 - b2
+        m = len(z0)
+        n_h = len(specs)
+        z = [float(v) for v in z0]
+        mom = [0.0] * m
+        vel = [0.0] * m
+        zero = [0.0] * m
+        # per hyperparameter k (raw coordinate k): the GreaterThan lower end added to the
+        # softplus (None for Positive) and the unit of its tvbo value
+        lowers = [spec.constraint.lower if spec.constraint.kind == "greater_than" else None
+                  for spec in specs]
+        units = [spec.unit for spec in specs]
+        shape = list(zip(range(n_h), lowers, units, strict=True))
+        log, sqrt, tanh = math.log, math.sqrt, math.tanh
+        logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
+        add_reduce = np.add.reduce  # alpha.sum() without the method's Python frame
+        learn_mean = self.learn_mean
+        mean_index = m - 1
+        values, lml_and_grad = objective.values, objective.lml_and_grad
+        best_value, best_z = best["value"], None
+        loss = inf
+        grad = zero
+        for t in range(1, steps + 1):
+            # -- value_and_grad(z): LML * scale and its gradient ---------------------------------
+            soft = logaddexp(0.0, as_array(z)).tolist()
+            hs = [soft[k] if lower is None else soft[k] + lower for k, lower, _ in shape]
+            value = -inf
+            # 0 < h < inf is isfinite(h) and h > 0 (both false for nan)
+            if all([0.0 < h < inf for h in hs]):
+                th = [log(max(h, 1e-300) * unit) for h, unit in zip(hs, units, strict=True)]
+                if learn_mean:
+                    objective.y = y - z[mean_index]
+                lml, g_log = lml_and_grad(*values(as_array(th)))
+                if g_log is not None and -inf < lml < inf and all([-inf < g < inf for g in g_log]):
+                    # dh/dr: the sigmoid of _sigmoid() for softplus kinds
+                    grad = [g_log[k] / hs[k] * (0.5 * (1.0 + tanh(0.5 * z[k])))
+                            for k in range(n_h)]
+                    if learn_mean:
+                        grad.append(float(add_reduce(objective.alpha)))
+                    value = lml * scale
+            # -- the best point evaluated, and _negate -----------------------------------------
+            if -inf < value < inf:
+                if value > best_value:
+                    best_value, best_z = value, z[:]
+                loss = -value
+                g = [-(gi * scale) for gi in grad]
+            else:
+                loss = inf
+                g = zero
+            # -- one Adam step (adam_minimize) ---------------------------------------------------
+            step = lr / (1.0 - b1**t)
+            c2 = sqrt(1.0 - b2**t)
+            for i in range(m):
+                gi = g[i]
+                mi = b1 * mom[i] + one_b1 * gi
+                vi = b2 * vel[i] + one_b2 * gi * gi
+                mom[i] = mi
+                vel[i] = vi
+                z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+        if best_z is not None:
+            best["value"], best["z"] = best_value, as_array(best_z, float)
         return (np.array(z, float), float(loss), steps,
                 f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
 
