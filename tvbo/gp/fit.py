@@ -57,6 +57,9 @@ from tvbo.gp.kernels import (
 from tvbo.work import WorkCounter
 
 _LOG_2PI = math.log(2.0 * math.pi)
+#: ufuncs and reductions of LMLObjective.lml_and_grad, looked up once
+_divide, _multiply, _add = np.divide, np.multiply, np.add
+_sum_reduce, _min_reduce = np.add.reduce, np.minimum.reduce
 
 #: L-BFGS-B stopping rules. The LML is O(n) nats; a relative change of 1e-7 or a projected
 #: gradient of 1e-3 nats per log-unit is far below what changes the posterior, and stopping there
@@ -184,6 +187,9 @@ class LMLObjective:
         #: the LML's constant n/2 log 2 pi, as each evaluation computed it: 0.5 * n * log 2 pi
         self._half_n_log_2pi = 0.5 * n * _LOG_2PI
         self._buffers: tuple | None = None
+        #: the correlations' in-place evaluations, bound once (None: no time component)
+        self._space_into = kernel.space.value_and_d_dr_into
+        self._time_into = kernel.time.value_and_d_dr_into if kernel.has_time else None
         self.n_evals = 0
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
@@ -283,31 +289,32 @@ class LMLObjective:
         work.add_all(self._eval_work)
         self.n_evals += 1
         rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch, At, A_diag = self._workspace()
-        kernel = self.kernel
-        np.divide(self.Ds, ls, out=rs)
-        kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
-        dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
+        # ufuncs with positional outputs: the same loops as ``np.divide(.., out=rs)`` and
+        # ``dcs *= rs``, with less argument parsing (see _mul's note in tvbo.gp.kernels)
+        _divide(self.Ds, ls, rs)
+        self._space_into(rs, cs, dcs, scratch)
+        _multiply(dcs, rs, dcs)  # r k_S'(r) = -d k_S / d log l_S
         Dt = self.Dt
         if Dt is not None:
-            np.divide(Dt, lt, out=rt)
-            kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
-            dct *= rt
-            np.multiply(cs, ct, out=Kf)
-            Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
+            _divide(Dt, lt, rt)
+            self._time_into(rt, ct, dct, scratch)
+            _multiply(dct, rt, dct)
+            _multiply(cs, ct, Kf)
+            _multiply(Kf, sv, Kf)  # lambda k_S k_T = d Delta / d log lambda
         else:
             ct = dct = None
-            np.multiply(cs, sv, out=Kf)
+            _multiply(cs, sv, Kf)
         # Delta = Kf + noise I, copied into the Fortran-order buffer LAPACK works in, so
         # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
         np.copyto(A, Kf)
-        A_diag += nv
+        _add(A_diag, nv, A_diag)
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
         L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
         # f2py factorises a Fortran-order float64 buffer in place and returns it: L is A, so
         # A's diagonal view is L's (else, never seen, take L's own)
         L_diag = A_diag if L is A else L.diagonal()
-        if not (info == 0 and (n == 0 or float(L_diag.min()) ** 2 > PIVOT_RTOL * scale)):
+        if not (info == 0 and (n == 0 or float(_min_reduce(L_diag)) ** 2 > PIVOT_RTOL * scale)):
             A = Kf.copy()  # the failed attempt overwrote the buffer
             A.reshape(-1)[:: n + 1] += nv
             try:
@@ -322,14 +329,15 @@ class LMLObjective:
         y = self.y
         alpha = dpotrs(L, y, lower=1, overwrite_b=False)[0]
         self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
-        log_det = float(np.log(L_diag).sum())  # before dpotri overwrites L
+        # the ufunc reductions of .min() / .sum() without the methods' Python frames
+        log_det = float(_sum_reduce(np.log(L_diag)))  # before dpotri overwrites L
         # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
         # cleaned it)
         P, info = dpotri(L, lower=1, overwrite_c=1)
         if info != 0:
             return -math.inf, None
         if P is A and L is A:  # in place, as f2py does: the views made once
-            Pt, tr_p = At, float(A_diag.sum())
+            Pt, tr_p = At, float(_sum_reduce(A_diag))
         else:
             Pt, tr_p = P.T, float(P.trace())
         # Pt: a C-contiguous view, so vdot needs no copy; M symmetric => same sums
@@ -343,10 +351,10 @@ class LMLObjective:
         if ct is None:
             Ms = dcs
         else:
-            np.multiply(dcs, ct, out=Ms)
+            _multiply(dcs, ct, Ms)
         grad.append(-0.5 * sv * (float(alpha @ (Ms @ alpha)) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
         if ct is not None:
-            dct *= cs
+            _multiply(dct, cs, dct)
             grad.append(
                 -0.5 * sv * (float(alpha @ (dct @ alpha)) - (2.0 * float(vdot(Pt, dct)) - 0.0))
             )
