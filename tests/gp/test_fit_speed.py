@@ -223,6 +223,9 @@ MODES = {
     "gpytorch-adam": lambda: gpytorch_adam(),
     "gpytorch-adam-600": lambda: gpytorch_adam(time_scale=600.0),
     "gpytorch-adam-no-mean": lambda: gpytorch_adam(steps=30, learn_mean=False, lr=0.5),
+    # steps so large that lengthscales under/overflow: the failed-evaluation branches of the
+    # specialised loop (FitMode._adam_softplus)
+    "gpytorch-adam-wild": lambda: gpytorch_adam(steps=25, lr=300.0),
     "custom": _custom_adam,
 }
 

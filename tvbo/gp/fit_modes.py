@@ -572,6 +572,7 @@ class FitMode:
         log, sqrt, tanh = math.log, math.sqrt, math.tanh
         logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
         add_reduce = np.add.reduce  # alpha.sum() without the method's Python frame
+        subtract, y_shifted = np.subtract, np.empty_like(y)
         learn_mean = self.learn_mean
         mean_index = m - 1
         values, lml_and_grad = objective.values, objective.lml_and_grad
@@ -586,8 +587,8 @@ class FitMode:
             # 0 < h < inf is isfinite(h) and h > 0 (both false for nan)
             if all([0.0 < h < inf for h in hs]):
                 th = [log(max(h, 1e-300) * unit) for h, unit in zip(hs, units, strict=True)]
-                if learn_mean:
-                    objective.y = y - z[mean_index]
+                if learn_mean:  # y - c, into one buffer (objective.y is only read)
+                    objective.y = subtract(y, z[mean_index], y_shifted)
                 lml, g_log = lml_and_grad(*values(as_array(th)))
                 if g_log is not None and -inf < lml < inf and all([-inf < g < inf for g in g_log]):
                     # dh/dr: the sigmoid of _sigmoid() for softplus kinds
@@ -599,7 +600,7 @@ class FitMode:
             # -- the best point evaluated, and _negate -----------------------------------------
             if -inf < value < inf:
                 if value > best_value:
-                    best_value, best_z = value, z[:]
+                    best_value, best_z = value, z  # z: a new list every step
                 loss = -value
                 g = [-(gi * scale) for gi in grad]
             else:
@@ -608,13 +609,10 @@ class FitMode:
             # -- one Adam step (adam_minimize) ---------------------------------------------------
             step = lr / (1.0 - b1**t)
             c2 = sqrt(1.0 - b2**t)
-            for i in range(m):
-                gi = g[i]
-                mi = b1 * mom[i] + one_b1 * gi
-                vi = b2 * vel[i] + one_b2 * gi * gi
-                mom[i] = mi
-                vel[i] = vi
-                z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+            mom = [b1 * mi + one_b1 * gi for mi, gi in zip(mom, g, strict=True)]
+            vel = [b2 * vi + one_b2 * gi * gi for vi, gi in zip(vel, g, strict=True)]
+            z = [zi - step * mi / (sqrt(vi) / c2 + eps)
+                 for zi, mi, vi in zip(z, mom, vel, strict=True)]
         if best_z is not None:
             best["value"], best["z"] = best_value, as_array(best_z, float)
         return (np.array(z, float), float(loss), steps,
