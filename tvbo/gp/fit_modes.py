@@ -562,7 +562,6 @@ class FitMode:
         z = [float(v) for v in z0]
         mom = [0.0] * m
         vel = [0.0] * m
-        zero = [0.0] * m
         # per hyperparameter k (raw coordinate k): the GreaterThan lower end added to the
         # softplus (None for Positive) and the unit of its tvbo value
         lowers = [spec.constraint.lower if spec.constraint.kind == "greater_than" else None
@@ -578,41 +577,57 @@ class FitMode:
         values, lml_and_grad = objective.values, objective.lml_and_grad
         best_value, best_z = best["value"], None
         loss = inf
-        grad = zero
         for t in range(1, steps + 1):
             # -- value_and_grad(z): LML * scale and its gradient ---------------------------------
+            # (plain loops: on lists of 3-5 floats a comprehension's own frame costs more)
             soft = logaddexp(0.0, as_array(z)).tolist()
-            hs = [soft[k] if lower is None else soft[k] + lower for k, lower, _ in shape]
             value = -inf
-            # 0 < h < inf is isfinite(h) and h > 0 (both false for nan)
-            if all([0.0 < h < inf for h in hs]):
-                th = [log(max(h, 1e-300) * unit) for h, unit in zip(hs, units, strict=True)]
+            hs = []
+            th = []
+            for k, lower, unit in shape:
+                h = soft[k] if lower is None else soft[k] + lower
+                if not 0.0 < h < inf:  # isfinite(h) and h > 0 (false for nan): degenerate
+                    break
+                hs.append(h)
+                th.append(log(max(h, 1e-300) * unit))
+            else:
                 if learn_mean:  # y - c, into one buffer (objective.y is only read)
                     objective.y = subtract(y, z[mean_index], y_shifted)
                 lml, g_log = lml_and_grad(*values(as_array(th)))
-                if g_log is not None and -inf < lml < inf and all([-inf < g < inf for g in g_log]):
-                    # dh/dr: the sigmoid of _sigmoid() for softplus kinds
-                    grad = [g_log[k] / hs[k] * (0.5 * (1.0 + tanh(0.5 * z[k])))
-                            for k in range(n_h)]
-                    if learn_mean:
-                        grad.append(float(add_reduce(objective.alpha)))
-                    value = lml * scale
-            # -- the best point evaluated, and _negate -----------------------------------------
-            if -inf < value < inf:
-                if value > best_value:
-                    best_value, best_z = value, z  # z: a new list every step
-                loss = -value
-                g = [-(gi * scale) for gi in grad]
-            else:
-                loss = inf
-                g = zero
-            # -- one Adam step (adam_minimize) ---------------------------------------------------
+                if g_log is not None and -inf < lml < inf:
+                    grad = []
+                    for k in range(n_h):
+                        d = g_log[k]
+                        if not -inf < d < inf:  # a non-finite gradient: a failed evaluation
+                            break
+                        # dh/dr: the sigmoid of _sigmoid() for softplus kinds
+                        grad.append(d / hs[k] * (0.5 * (1.0 + tanh(0.5 * z[k]))))
+                    else:
+                        if learn_mean:
+                            grad.append(float(add_reduce(objective.alpha)))
+                        value = lml * scale
+            # -- the best point evaluated, _negate and one Adam step (adam_minimize) -------------
             step = lr / (1.0 - b1**t)
             c2 = sqrt(1.0 - b2**t)
-            mom = [b1 * mi + one_b1 * gi for mi, gi in zip(mom, g, strict=True)]
-            vel = [b2 * vi + one_b2 * gi * gi for vi, gi in zip(vel, g, strict=True)]
-            z = [zi - step * mi / (sqrt(vi) / c2 + eps)
-                 for zi, mi, vi in zip(z, mom, vel, strict=True)]
+            if -inf < value < inf:
+                if value > best_value:
+                    best_value, best_z = value, z[:]
+                loss = -value
+                for i in range(m):
+                    gi = -(grad[i] * scale)
+                    mi = b1 * mom[i] + one_b1 * gi
+                    vi = b2 * vel[i] + one_b2 * gi * gi
+                    mom[i] = mi
+                    vel[i] = vi
+                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+            else:
+                loss = inf
+                for i in range(m):  # a zero gradient (a +0.0, as _negate's zeros)
+                    mi = b1 * mom[i] + one_b1 * 0.0
+                    vi = b2 * vel[i] + one_b2 * 0.0 * 0.0
+                    mom[i] = mi
+                    vel[i] = vi
+                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
         if best_z is not None:
             best["value"], best["z"] = best_value, as_array(best_z, float)
         return (np.array(z, float), float(loss), steps,
