@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,7 @@ _LOG_2PI = math.log(2.0 * math.pi)
 #: ufuncs and reductions of LMLObjective.lml_and_grad, looked up once
 _divide, _multiply, _add = np.divide, np.multiply, np.add
 _sum_reduce, _min_reduce = np.add.reduce, np.minimum.reduce
+_matvec, _matmul = np.ndarray.dot, np.matmul
 
 #: L-BFGS-B stopping rules. The LML is O(n) nats; a relative change of 1e-7 or a projected
 #: gradient of 1e-3 nats per log-unit is far below what changes the posterior, and stopping there
@@ -345,21 +347,34 @@ class LMLObjective:
         # alpha^T M alpha - tr(Delta^{-1} M) for symmetric M whose P_ii M_ii sum to tr_diag
         # (the trace uses only the lower triangle of Delta^{-1}), inlined for each M below
         work.flops(self._grad_flops)
-        lml = -0.5 * float(y @ alpha) - log_det - self._half_n_log_2pi
-        grad = [0.5 * (float(alpha @ (Kf @ alpha)) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
+        # ndarray.dot instead of @: on C-contiguous operands both end in the same BLAS call
+        # (ddot for vector.vector; dgemv, transposed column-major, for matrix.vector) with
+        # the same sizes and strides, so the same floats, and the method skips matmul's
+        # generalised-ufunc dispatch (~1 us each, 8 per call). Two exceptions keep @: y may
+        # be a strided view of a caller's array, and at n = 1 the two differ (matmul takes a
+        # 1 x 1 matrix times a vector as a ddot, dot takes length-1 vectors as scalars: the
+        # sign of a zero can differ), so n = 1 keeps @ throughout
+        if n > 1:
+            adot, mv = alpha.dot, _matvec
+            y_alpha = y.dot(alpha) if y.flags.c_contiguous else y @ alpha
+        else:
+            adot, mv = partial(_matmul, alpha), _matmul
+            y_alpha = y @ alpha
+        lml = -0.5 * float(y_alpha) - log_det - self._half_n_log_2pi
+        grad = [0.5 * (float(adot(mv(Kf, alpha))) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
         # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
         if ct is None:
             Ms = dcs
         else:
             _multiply(dcs, ct, Ms)
-        grad.append(-0.5 * sv * (float(alpha @ (Ms @ alpha)) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
+        grad.append(-0.5 * sv * (float(adot(mv(Ms, alpha))) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
         if ct is not None:
             _multiply(dct, cs, dct)
             grad.append(
-                -0.5 * sv * (float(alpha @ (dct @ alpha)) - (2.0 * float(vdot(Pt, dct)) - 0.0))
+                -0.5 * sv * (float(adot(mv(dct, alpha))) - (2.0 * float(vdot(Pt, dct)) - 0.0))
             )
         if self.fit_noise:
-            grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
+            grad.append(0.5 * nv * (float(adot(alpha)) - tr_p))
         return lml, grad
 
 
