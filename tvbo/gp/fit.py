@@ -312,7 +312,10 @@ class LMLObjective:
         _add(A_diag, nv, A_diag)
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
-        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
+        # positional arguments (lower=1, clean=1, overwrite_a=1 here; lower=1, overwrite_b=0
+        # for dpotrs; lower=1, overwrite_c=1 for dpotri): the same LAPACK calls, ~0.4 us less
+        # f2py keyword parsing each
+        L, info = dpotrf(A, 1, 1, 1)
         # f2py factorises a Fortran-order float64 buffer in place and returns it: L is A, so
         # A's diagonal view is L's (else, never seen, take L's own)
         L_diag = A_diag if L is A else L.diagonal()
@@ -329,13 +332,13 @@ class LMLObjective:
             self.jitter_events += events + 1
             L_diag = L.diagonal()
         y = self.y
-        alpha = dpotrs(L, y, lower=1, overwrite_b=False)[0]
+        alpha = dpotrs(L, y, 1, 0)[0]
         self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
         # the ufunc reductions of .min() / .sum() without the methods' Python frames
         log_det = float(_sum_reduce(np.log(L_diag)))  # before dpotri overwrites L
         # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
         # cleaned it)
-        P, info = dpotri(L, lower=1, overwrite_c=1)
+        P, info = dpotri(L, 1, 1)
         if info != 0:
             return -math.inf, None
         if P is A and L is A:  # in place, as f2py does: the views made once
