@@ -442,8 +442,10 @@ class FitMode:
         operation and the best-point bookkeeping are those of the plain path (``fused=False``);
         tests/gp/test_fit_speed.py checks the fitted results bit for bit against it.
         """
-        if all(spec.fixed is None and spec.prior is None
-               and spec.constraint.kind in ("positive", "greater_than") for spec in specs):
+        if objective.fit_noise and len(specs) == 3 + objective.kernel.has_time and all(
+            spec.fixed is None and spec.prior is None
+            and spec.constraint.kind in ("positive", "greater_than") for spec in specs
+        ):  # every hyperparameter fitted through softplus, no prior: GPyTorch's defaults
             return self._adam_softplus(objective, y, specs, z0, scale, best)
         lr, steps = self.lr, self.steps
         b1, b2 = ADAM_BETAS
@@ -575,6 +577,7 @@ class FitMode:
         learn_mean = self.learn_mean
         mean_index = m - 1
         values, lml_and_grad = objective.values, objective.lml_and_grad
+        exp, has_time = np.exp, objective.kernel.has_time
         best_value, best_z = best["value"], None
         loss = inf
         for t in range(1, steps + 1):
@@ -593,7 +596,17 @@ class FitMode:
             else:
                 if learn_mean:  # y - c, into one buffer (objective.y is only read)
                     objective.y = subtract(y, z[mean_index], y_shifted)
-                lml, g_log = lml_and_grad(*values(as_array(th)))
+                # objective.values(theta), inlined: the same np.exp of the whole vector, and
+                # a value it would reject goes through it (so it raises the same error)
+                ex = exp(as_array(th)).tolist()
+                if has_time:
+                    sv, ls, lt, nv = ex
+                else:
+                    (sv, ls, nv), lt = ex, None
+                if not (0.0 < sv < inf and 0.0 < ls < inf and 0.0 <= nv < inf
+                        and (lt is None or 0.0 < lt < inf)):
+                    sv, ls, lt, nv = values(as_array(th))
+                lml, g_log = lml_and_grad(sv, ls, lt, nv)
                 if g_log is not None and -inf < lml < inf:
                     grad = []
                     for k in range(n_h):
