@@ -46,6 +46,14 @@ WORK_KINDS: tuple[str, ...] = ("flop", "kernel", "call", "step")
 #: add their own phase names; those are recorded too.
 STANDARD_PHASES: tuple[str, ...] = ("acquisition", "fit", "update", "clean")
 
+#: the valid kinds as a set: :meth:`WorkCounter.add` runs millions of times per run, and one hash
+#: lookup is cheaper than scanning the tuple
+_KINDS: frozenset[str] = frozenset(WORK_KINDS)
+
+
+def _unknown_kind(kind: object) -> ValueError:
+    return ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
+
 
 class WorkCounter:
     """Accumulates work counts and CPU time per phase.
@@ -65,21 +73,43 @@ class WorkCounter:
     # -- reporting work ---------------------------------------------------------------------
     def add(self, kind: str, amount: float) -> None:
         """Report ``amount`` units of work of ``kind`` in the current phase."""
-        if kind not in WORK_KINDS:
-            raise ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
-        self._counts[self.current_phase][kind] += float(amount)
+        if kind not in _KINDS:
+            raise _unknown_kind(kind)
+        stack = self._stack  # current_phase, inlined: this runs millions of times per run
+        self._counts[stack[-1] if stack else self.default_phase][kind] += float(amount)
 
+    def add_all(self, pairs: tuple[tuple[str, float], ...]) -> None:
+        """Report several ``(kind, amount)`` pairs, in order, in the current phase.
+
+        The same sums, added in the same order, as one :meth:`add` per pair (so every
+        accumulated float is identical), with the phase's accumulator looked up once: for hot
+        loops that report a fixed set of counts per call (one LML evaluation reports a call,
+        its kernel entries and its Cholesky). An unknown kind raises :meth:`add`'s error, after
+        the pairs before it were added, as the equivalent sequence of :meth:`add` calls would.
+        """
+        stack = self._stack
+        counts = self._counts[stack[-1] if stack else self.default_phase]
+        for kind, amount in pairs:
+            if kind not in _KINDS:
+                raise _unknown_kind(kind)
+            counts[kind] += float(amount)
+
+    # one kind each, :meth:`add` inlined (a valid kind needs no check); the same sum as add()
     def flops(self, amount: float) -> None:
-        self.add("flop", amount)
+        stack = self._stack
+        self._counts[stack[-1] if stack else self.default_phase]["flop"] += float(amount)
 
     def kernel(self, entries: float) -> None:
-        self.add("kernel", entries)
+        stack = self._stack
+        self._counts[stack[-1] if stack else self.default_phase]["kernel"] += float(entries)
 
     def call(self, n: float = 1.0) -> None:
-        self.add("call", n)
+        stack = self._stack
+        self._counts[stack[-1] if stack else self.default_phase]["call"] += float(n)
 
     def steps(self, n: float) -> None:
-        self.add("step", n)
+        stack = self._stack
+        self._counts[stack[-1] if stack else self.default_phase]["step"] += float(n)
 
     # -- fit records ---------------------------------------------------------------------------
     def record_fit(self, record: Mapping[str, object]) -> None:
@@ -142,8 +172,25 @@ class NullWorkCounter(WorkCounter):
     """A counter that ignores everything, for code used outside a simulation."""
 
     def add(self, kind: str, amount: float) -> None:  # noqa: D102 - same contract
-        if kind not in WORK_KINDS:
-            raise ValueError(f"unknown work kind {kind!r}; valid kinds: {', '.join(WORK_KINDS)}")
+        if kind not in _KINDS:
+            raise _unknown_kind(kind)
+
+    def add_all(self, pairs: tuple[tuple[str, float], ...]) -> None:  # noqa: D102 - same contract
+        for kind, _ in pairs:
+            if kind not in _KINDS:
+                raise _unknown_kind(kind)
+
+    def flops(self, amount: float) -> None:  # noqa: D102 - ignored here
+        return None
+
+    def kernel(self, entries: float) -> None:  # noqa: D102 - ignored here
+        return None
+
+    def call(self, n: float = 1.0) -> None:  # noqa: D102 - ignored here
+        return None
+
+    def steps(self, n: float) -> None:  # noqa: D102 - ignored here
+        return None
 
     def record_fit(self, record: Mapping[str, object]) -> None:  # noqa: D102 - ignored here
         return None

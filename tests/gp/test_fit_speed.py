@@ -223,12 +223,16 @@ MODES = {
     "gpytorch-adam": lambda: gpytorch_adam(),
     "gpytorch-adam-600": lambda: gpytorch_adam(time_scale=600.0),
     "gpytorch-adam-no-mean": lambda: gpytorch_adam(steps=30, learn_mean=False, lr=0.5),
+    # steps so large that lengthscales under/overflow: the failed-evaluation branches of the
+    # specialised loop (FitMode._adam_softplus)
+    "gpytorch-adam-wild": lambda: gpytorch_adam(steps=25, lr=300.0),
     "custom": _custom_adam,
 }
 
 
-def _fit(mode: FitMode, X, T, y, space, fused):
-    gp = ExactGP(SeparableKernel(space, "matern32"), Hyperparameters(1.0, 0.5, 100.0, 0.1))
+def _fit(mode: FitMode, X, T, y, space, fused, time="matern32"):
+    lt = None if time is None else 100.0
+    gp = ExactGP(SeparableKernel(space, time), Hyperparameters(1.0, 0.5, lt, 0.1))
     gp.set_data(X, T, y)
     gp.work.clear()
     with gp.work.phase("fit"):
@@ -246,6 +250,16 @@ def test_fused_adam_equals_adam_minimize_bit_for_bit(mode, n):
     for space in ("matern52", "rbf"):
         fast = _fit(MODES[mode](), X, T, y, space, fused=True)
         plain = _fit(MODES[mode](), X, T, y, space, fused=False)
+        assert fast == plain
+
+
+@pytest.mark.parametrize("n", [1, 12])
+def test_fused_adam_equals_adam_minimize_without_time(n):
+    """A spatial GP (three hyperparameters) through the specialised loop."""
+    X, T, y = _data(n, 2, n + 7)
+    for mode in (gpytorch_adam(steps=40), gpytorch_adam(steps=20, learn_mean=False)):
+        fast = _fit(mode, X, T, y, "matern52", fused=True, time=None)
+        plain = _fit(mode, X, T, y, "matern52", fused=False, time=None)
         assert fast == plain
 
 

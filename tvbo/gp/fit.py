@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,10 @@ from tvbo.gp.kernels import (
 from tvbo.work import WorkCounter
 
 _LOG_2PI = math.log(2.0 * math.pi)
+#: ufuncs and reductions of LMLObjective.lml_and_grad, looked up once
+_divide, _multiply, _add = np.divide, np.multiply, np.add
+_sum_reduce, _min_reduce = np.add.reduce, np.minimum.reduce
+_matvec, _matmul = np.ndarray.dot, np.matmul
 
 #: L-BFGS-B stopping rules. The LML is O(n) nats; a relative change of 1e-7 or a projected
 #: gradient of 1e-3 nats per log-unit is far below what changes the posterior, and stopping there
@@ -179,7 +184,14 @@ class LMLObjective:
         self._chol_flops = flops_cholesky(self.n)
         n, n_grad = self.n, len(self.names)
         self._grad_flops = 2 * flops_trisolve(n) + flops_inverse(n) + 4.0 * n_grad * n * n
+        #: (kind, amount) pairs every evaluation reports first (WorkCounter.add_all)
+        self._eval_work = (("call", 1.0), ("kernel", n * n), ("flop", self._chol_flops))
+        #: the LML's constant n/2 log 2 pi, as each evaluation computed it: 0.5 * n * log 2 pi
+        self._half_n_log_2pi = 0.5 * n * _LOG_2PI
         self._buffers: tuple | None = None
+        #: the correlations' in-place evaluations, bound once (None: no time component)
+        self._space_into = kernel.space.value_and_d_dr_into
+        self._time_into = kernel.time.value_and_d_dr_into if kernel.has_time else None
         self.n_evals = 0
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
@@ -240,12 +252,21 @@ class LMLObjective:
         return lml, grad
 
     def _workspace(self) -> tuple:
-        """n x n buffers reused by every evaluation of this objective (allocated once)."""
+        """Buffers and views reused by every evaluation of this objective (made once).
+
+        n x n buffers ``rs, cs, dcs, rt, ct, dct, Kf, Ms`` (C order), ``A`` (Fortran order: the
+        matrix LAPACK factorises and inverts in place) and ``scratch`` (two more, for the
+        correlations), plus views of ``A`` that every evaluation would otherwise rebuild:
+        ``At`` (its C-contiguous transpose) and ``A_diag`` (its diagonal, the same elements and
+        stride as ``A.diagonal()``).
+        """
         if self._buffers is None:
+            n = self.n
             shape = self.Ds.shape
             arrays = [np.empty(shape) for _ in range(8)]
-            self._buffers = (*arrays, np.empty(shape, order="F"),
-                             (np.empty(shape), np.empty(shape)))
+            A = np.empty(shape, order="F")
+            self._buffers = (*arrays, A, (np.empty(shape), np.empty(shape)),
+                             A.T, A.T.reshape(-1)[:: n + 1])
         return self._buffers
 
     def lml_and_grad(
@@ -265,31 +286,40 @@ class LMLObjective:
         """
         n = self.n
         work = self.work
-        work.call()
-        work.kernel(n * n)
+        # one call / n^2 kernel entries / the Cholesky's flops, added in this order as three
+        # add() calls would (the Cholesky's flops always precede any jitter escalation's)
+        work.add_all(self._eval_work)
         self.n_evals += 1
-        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch = self._workspace()
-        np.divide(self.Ds, ls, out=rs)
-        self.kernel.space.value_and_d_dr_into(rs, cs, dcs, scratch)
-        dcs *= rs  # r k_S'(r) = -d k_S / d log l_S
-        if self.Dt is not None:
-            np.divide(self.Dt, lt, out=rt)
-            self.kernel.time.value_and_d_dr_into(rt, ct, dct, scratch)
-            dct *= rt
-            np.multiply(cs, ct, out=Kf)
-            Kf *= sv  # lambda k_S k_T = d Delta / d log lambda
+        rs, cs, dcs, rt, ct, dct, Kf, Ms, A, scratch, At, A_diag = self._workspace()
+        # ufuncs with positional outputs: the same loops as ``np.divide(.., out=rs)`` and
+        # ``dcs *= rs``, with less argument parsing (see _mul's note in tvbo.gp.kernels)
+        _divide(self.Ds, ls, rs)
+        self._space_into(rs, cs, dcs, scratch)
+        _multiply(dcs, rs, dcs)  # r k_S'(r) = -d k_S / d log l_S
+        Dt = self.Dt
+        if Dt is not None:
+            _divide(Dt, lt, rt)
+            self._time_into(rt, ct, dct, scratch)
+            _multiply(dct, rt, dct)
+            _multiply(cs, ct, Kf)
+            _multiply(Kf, sv, Kf)  # lambda k_S k_T = d Delta / d log lambda
         else:
             ct = dct = None
-            np.multiply(cs, sv, out=Kf)
+            _multiply(cs, sv, Kf)
         # Delta = Kf + noise I, copied into the Fortran-order buffer LAPACK works in, so
         # dpotrf factorises it in place (the same values as f2py's own copy of a C array)
         np.copyto(A, Kf)
-        A.T.reshape(-1)[:: n + 1] += nv
+        _add(A_diag, nv, A_diag)
         scale = sv + nv
         # cholesky_with_jitter's first attempt (no jitter), inlined; escalation goes through it
-        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
-        work.flops(self._chol_flops)
-        if not (info == 0 and (n == 0 or float(L.diagonal().min()) ** 2 > PIVOT_RTOL * scale)):
+        # positional arguments (lower=1, clean=1, overwrite_a=1 here; lower=1, overwrite_b=0
+        # for dpotrs; lower=1, overwrite_c=1 for dpotri): the same LAPACK calls, ~0.4 us less
+        # f2py keyword parsing each
+        L, info = dpotrf(A, 1, 1, 1)
+        # f2py factorises a Fortran-order float64 buffer in place and returns it: L is A, so
+        # A's diagonal view is L's (else, never seen, take L's own)
+        L_diag = A_diag if L is A else L.diagonal()
+        if not (info == 0 and (n == 0 or float(_min_reduce(L_diag)) ** 2 > PIVOT_RTOL * scale)):
             A = Kf.copy()  # the failed attempt overwrote the buffer
             A.reshape(-1)[:: n + 1] += nv
             try:
@@ -300,35 +330,54 @@ class LMLObjective:
                 self.jitter_events += err.escalations + 1
                 return -math.inf, None
             self.jitter_events += events + 1
-        alpha = dpotrs(L, self.y, lower=1, overwrite_b=False)[0]
+            L_diag = L.diagonal()
+        y = self.y
+        alpha = dpotrs(L, y, 1, 0)[0]
         self.alpha = alpha  # Delta^{-1} y, for a constant-mean gradient (tvbo.gp.fit_modes)
-        log_det = float(np.log(L.diagonal()).sum())  # before dpotri overwrites L
+        # the ufunc reductions of .min() / .sum() without the methods' Python frames
+        log_det = float(_sum_reduce(np.log(L_diag)))  # before dpotri overwrites L
         # lower triangle of Delta^{-1}, in L's place; its upper triangle stays 0 (dpotrf
         # cleaned it)
-        P, info = dpotri(L, lower=1, overwrite_c=1)
+        P, info = dpotri(L, 1, 1)
         if info != 0:
             return -math.inf, None
-        Pt = P.T  # C-contiguous view, so vdot needs no copy; M symmetric => same sums
-        tr_p = float(P.trace())
+        if P is A and L is A:  # in place, as f2py does: the views made once
+            Pt, tr_p = At, float(_sum_reduce(A_diag))
+        else:
+            Pt, tr_p = P.T, float(P.trace())
+        # Pt: a C-contiguous view, so vdot needs no copy; M symmetric => same sums
         vdot = np.vdot
         # alpha^T M alpha - tr(Delta^{-1} M) for symmetric M whose P_ii M_ii sum to tr_diag
         # (the trace uses only the lower triangle of Delta^{-1}), inlined for each M below
         work.flops(self._grad_flops)
-        lml = -0.5 * float(self.y @ alpha) - log_det - 0.5 * n * _LOG_2PI
-        grad = [0.5 * (float(alpha @ (Kf @ alpha)) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
+        # ndarray.dot instead of @: on C-contiguous operands both end in the same BLAS call
+        # (ddot for vector.vector; dgemv, transposed column-major, for matrix.vector) with
+        # the same sizes and strides, so the same floats, and the method skips matmul's
+        # generalised-ufunc dispatch (~1 us each, 8 per call). Two exceptions keep @: y may
+        # be a strided view of a caller's array, and at n = 1 the two differ (matmul takes a
+        # 1 x 1 matrix times a vector as a ddot, dot takes length-1 vectors as scalars: the
+        # sign of a zero can differ), so n = 1 keeps @ throughout
+        if n > 1:
+            adot, mv = alpha.dot, _matvec
+            y_alpha = y.dot(alpha) if y.flags.c_contiguous else y @ alpha
+        else:
+            adot, mv = partial(_matmul, alpha), _matmul
+            y_alpha = y @ alpha
+        lml = -0.5 * float(y_alpha) - log_det - self._half_n_log_2pi
+        grad = [0.5 * (float(adot(mv(Kf, alpha))) - (2.0 * float(vdot(Pt, Kf)) - sv * tr_p))]
         # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
         if ct is None:
             Ms = dcs
         else:
-            np.multiply(dcs, ct, out=Ms)
-        grad.append(-0.5 * sv * (float(alpha @ (Ms @ alpha)) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
+            _multiply(dcs, ct, Ms)
+        grad.append(-0.5 * sv * (float(adot(mv(Ms, alpha))) - (2.0 * float(vdot(Pt, Ms)) - 0.0)))
         if ct is not None:
-            dct *= cs
+            _multiply(dct, cs, dct)
             grad.append(
-                -0.5 * sv * (float(alpha @ (dct @ alpha)) - (2.0 * float(vdot(Pt, dct)) - 0.0))
+                -0.5 * sv * (float(adot(mv(dct, alpha))) - (2.0 * float(vdot(Pt, dct)) - 0.0))
             )
         if self.fit_noise:
-            grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
+            grad.append(0.5 * nv * (float(adot(alpha)) - tr_p))
         return lml, grad
 
 

@@ -442,6 +442,11 @@ class FitMode:
         operation and the best-point bookkeeping are those of the plain path (``fused=False``);
         tests/gp/test_fit_speed.py checks the fitted results bit for bit against it.
         """
+        if objective.fit_noise and len(specs) == 3 + objective.kernel.has_time and all(
+            spec.fixed is None and spec.prior is None
+            and spec.constraint.kind in ("positive", "greater_than") for spec in specs
+        ):  # every hyperparameter fitted through softplus, no prior: GPyTorch's defaults
+            return self._adam_softplus(objective, y, specs, z0, scale, best)
         lr, steps = self.lr, self.steps
         b1, b2 = ADAM_BETAS
         eps = ADAM_EPS
@@ -526,6 +531,118 @@ class FitMode:
                 mom[i] = mi
                 vel[i] = vi
                 z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+        return (np.array(z, float), float(loss), steps,
+                f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
+
+    def _adam_softplus(
+        self,
+        objective: LMLObjective,
+        y: np.ndarray,
+        specs: list[ParameterSpec],
+        z0: np.ndarray,
+        scale: float,
+        best: dict[str, Any],
+    ) -> tuple[np.ndarray, float, int, str]:
+        """:meth:`_adam_fused` for its common case, GPyTorch's defaults (``gpytorch-adam``):
+        every hyperparameter fitted, through softplus (``Positive``) or softplus + lower
+        (``GreaterThan``), without a prior.
+
+        The branches that case never takes (fixed values, other constraints, priors) are
+        resolved once, outside the loop, and the invariants of a step are hoisted: ``1 - b1``,
+        ``1 - b2``, the index of each raw coordinate (all are free, so it is the
+        hyperparameter's own). Every value and the order of every operation are those of
+        :meth:`_adam_fused`, hence of the plain path; the best point is kept as a list and
+        turned into the same array once at the end. tests/gp/test_fit_speed.py checks it bit
+        for bit against ``fused=False``.
+        """
+        lr, steps = self.lr, self.steps
+        b1, b2 = ADAM_BETAS
+        eps = ADAM_EPS
+        one_b1, one_b2 = 1.0 - b1, 1.0 - b2
+        m = len(z0)
+        n_h = len(specs)
+        z = [float(v) for v in z0]
+        mom = [0.0] * m
+        vel = [0.0] * m
+        # per hyperparameter k (raw coordinate k): the GreaterThan lower end added to the
+        # softplus (None for Positive) and the unit of its tvbo value
+        lowers = [spec.constraint.lower if spec.constraint.kind == "greater_than" else None
+                  for spec in specs]
+        units = [spec.unit for spec in specs]
+        shape = list(zip(range(n_h), lowers, units, strict=True))
+        log, sqrt, tanh = math.log, math.sqrt, math.tanh
+        logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
+        add_reduce = np.add.reduce  # alpha.sum() without the method's Python frame
+        subtract, y_shifted = np.subtract, np.empty_like(y)
+        learn_mean = self.learn_mean
+        mean_index = m - 1
+        values, lml_and_grad = objective.values, objective.lml_and_grad
+        exp, has_time = np.exp, objective.kernel.has_time
+        best_value, best_z = best["value"], None
+        loss = inf
+        for t in range(1, steps + 1):
+            # -- value_and_grad(z): LML * scale and its gradient ---------------------------------
+            # (plain loops: on lists of 3-5 floats a comprehension's own frame costs more)
+            soft = logaddexp(0.0, as_array(z)).tolist()
+            value = -inf
+            hs = []
+            th = []
+            for k, lower, unit in shape:
+                h = soft[k] if lower is None else soft[k] + lower
+                if not 0.0 < h < inf:  # isfinite(h) and h > 0 (false for nan): degenerate
+                    break
+                hs.append(h)
+                th.append(log(max(h, 1e-300) * unit))
+            else:
+                if learn_mean:  # y - c, into one buffer (objective.y is only read)
+                    objective.y = subtract(y, z[mean_index], y_shifted)
+                # objective.values(theta), inlined: the same np.exp of the whole vector, and
+                # a value it would reject goes through it (so it raises the same error)
+                ex = exp(as_array(th)).tolist()
+                if has_time:
+                    sv, ls, lt, nv = ex
+                else:
+                    (sv, ls, nv), lt = ex, None
+                if not (0.0 < sv < inf and 0.0 < ls < inf and 0.0 <= nv < inf
+                        and (lt is None or 0.0 < lt < inf)):
+                    sv, ls, lt, nv = values(as_array(th))
+                lml, g_log = lml_and_grad(sv, ls, lt, nv)
+                if g_log is not None and -inf < lml < inf:
+                    grad = []
+                    for k in range(n_h):
+                        d = g_log[k]
+                        if not -inf < d < inf:  # a non-finite gradient: a failed evaluation
+                            break
+                        # dh/dr: the sigmoid of _sigmoid() for softplus kinds
+                        grad.append(d / hs[k] * (0.5 * (1.0 + tanh(0.5 * z[k]))))
+                    else:
+                        if learn_mean:
+                            grad.append(float(add_reduce(objective.alpha)))
+                        value = lml * scale
+            # -- the best point evaluated, _negate and one Adam step (adam_minimize) -------------
+            step = lr / (1.0 - b1**t)
+            c2 = sqrt(1.0 - b2**t)
+            if -inf < value < inf:
+                if value > best_value:
+                    best_value, best_z = value, z[:]
+                loss = -value
+                for i in range(m):
+                    gi = -(grad[i] * scale)
+                    mi = b1 * mom[i] + one_b1 * gi
+                    vi = b2 * vel[i] + one_b2 * gi * gi
+                    mom[i] = mi
+                    vel[i] = vi
+                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+            else:
+                loss = inf
+                for i in range(m):  # a zero gradient (a +0.0, as _negate's zeros)
+                    mi = b1 * mom[i] + one_b1 * 0.0
+                    vi = b2 * vel[i] + one_b2 * 0.0 * 0.0
+                    mom[i] = mi
+                    vel[i] = vi
+                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
+        if best_z is not None:
+            best["value"], best["z"] = best_value, as_array(best_z, float)
         return (np.array(z, float), float(loss), steps,
                 f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
 

@@ -1,0 +1,82 @@
+"""Per-call cost of the hyperparameter-fit hot path (interpreter overhead at small n).
+
+Measures thread CPU time (less disturbed than wall time on a busy machine), min over
+``--repeats`` rounds (each the mean over many calls):
+
+* ``lml_and_grad`` of :class:`tvbo.gp.fit.LMLObjective` at n = 10, 20, 40, 80, 160
+  (``SeparableKernel()``, random X in [0, 1]^2, sorted T in [0, 600] s);
+* one whole ``gpytorch-adam`` fit (150 Adam steps, the W-DBO public code's recipe) and one
+  whole ``lbfgs`` fit (tvbo's own, cold start) at n = 30.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/fit_overhead.py [--repeats 3]
+Compare two checkouts by running it with PYTHONPATH set to each, back to back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from tvbo.gp.exact import ExactGP
+from tvbo.gp.fit import LMLObjective, fit_hyperparameters
+from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+
+START = Hyperparameters(1.0, 0.3, 50.0, 0.01)
+
+
+def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 2))
+    T = np.sort(rng.random(n) * 600.0)
+    y = np.sin(6.0 * X[:, 0]) + np.cos(4.0 * X[:, 1]) + 0.1 * rng.standard_normal(n)
+    return X, T, y
+
+
+def time_lml(n: int, repeats: int) -> float:
+    X, T, y = _data(n)
+    obj = LMLObjective(SeparableKernel(), X, T, y)
+    calls = max(50, 40000 // n)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.thread_time()
+        for _ in range(calls):
+            obj.lml_and_grad(1.0, 0.3, 50.0, 0.01)
+        best = min(best, (time.thread_time() - t0) / calls)
+    return best
+
+
+def _gp(n: int) -> ExactGP:
+    X, T, y = _data(n)
+    gp = ExactGP(SeparableKernel(), START)
+    for i in range(n):
+        gp.append(X[i], T[i], y[i])
+    return gp
+
+
+def time_fit(mode: str, n: int, repeats: int, fits: int = 10) -> float:
+    gp = _gp(n)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.thread_time()
+        for _ in range(fits):
+            gp.set_hyperparameters(START)
+            fit_hyperparameters(gp, mode=mode)
+        best = min(best, (time.thread_time() - t0) / fits)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40, 80, 160])
+    args = parser.parse_args()
+    for n in args.sizes:
+        print(f"lml_and_grad n={n:4d}: {1e6 * time_lml(n, args.repeats):8.1f} us")
+    for mode in ("gpytorch-adam", "lbfgs"):
+        print(f"fit {mode:14s} n=30: {1e3 * time_fit(mode, 30, args.repeats):8.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
