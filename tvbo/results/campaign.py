@@ -18,7 +18,14 @@ dimension -- verified with xarray 2026.9: a 25 kB campaign became 13 MB with ``t
    the grid is a full hypercube; string ``fit_*`` variables become int16 codes into one
    category list per variable (attribute ``categories_json``; :func:`decode_categories`);
 4. combines with :func:`xarray.combine_nested` along the run keys *only*, ``join="outer"``
-   (ragged runs are NaN-padded) and ``combine_attrs="drop_conflicts"``.
+   (ragged runs are NaN-padded) and ``combine_attrs="drop_conflicts"``: first each benchmark's
+   block of the grid, then the blocks (:func:`_combine_grid`; the same campaign as one combine
+   over the whole grid, which tests/results/test_merge_blocks.py checks).
+
+Speed (issue 14): steps 1-3 work on :class:`xarray.Variable` objects and rebuild each run once
+(:class:`_Run`); with ``jobs`` > 1, worker processes read the run files and combine the blocks
+(a 700-run campaign is ~80 variables x 700 netCDF4 files to decode, then ~70,000 small
+re-indexings, both independent per file/block). The result does not depend on ``jobs``.
 """
 
 from __future__ import annotations
@@ -267,27 +274,33 @@ def _sorted_values(values: set[Hashable]) -> list[Hashable]:
         return sorted(values, key=repr)
 
 
-def merge_runs(
-    paths: Sequence[str | Path], allow_mixed: Sequence[str] = (), jobs: int = 1
-) -> xr.Dataset:
-    """Merge run files into one campaign Dataset with dimensions ``RUN_KEYS`` + run dimensions.
+def _combine(nested: list[Any], concat_dim: Sequence[str]) -> xr.Dataset:
+    """:func:`xarray.combine_nested` along run keys only: outer join (ragged runs NaN-padded),
+    global attributes that conflict dropped."""
+    return xr.combine_nested(
+        nested,
+        concat_dim=list(concat_dim),
+        data_vars="all",
+        coords="different",
+        compat="no_conflicts",
+        join="outer",
+        combine_attrs="drop_conflicts",
+    )
 
-    Ragged runs are NaN-padded along ``iteration``; benchmarks with different spatial dimension
-    or time grid are NaN-padded along ``dim``/``time`` (the ``time`` coordinate is the union of
-    all grids). Cells of the run grid without a run (e.g. a missing seed) are NaN with
-    ``run_present == 0``. Integer variables that get padded become float64.
 
-    Raises ValueError on an empty list or on two files with the same run key, and (via
-    :func:`tvbo.results.validate.load_runs`) on an unreadable file or runs made under different
-    conditions (horizon, compute model, cost table, tvbo version) unless ``allow_mixed`` names
-    the field; the allowed fields are recorded in the ``mixed_allowed`` attribute.
+def _combine_block(nested: list[Any]) -> xr.Dataset:
+    """The runs of one value of the first run key, nested along the other keys, combined."""
+    return _combine(nested, RUN_KEYS[1:])
 
-    ``jobs`` worker processes read the run files (:func:`tvbo.results.validate.load_runs`);
-    the campaign does not depend on it.
+
+def _prepared_grid(
+    paths: list[str | Path], allow_mixed: Sequence[str], jobs: int
+) -> tuple[list[Any], list[str], dict[Hashable, str]]:
+    """Read, check and prepare the runs (steps 1-3 of the module docstring).
+
+    Returns the run grid nested along :data:`RUN_KEYS` (placeholders in empty cells), the
+    attributes moved to variables and the integer dtypes of variables padding may make float.
     """
-    paths = list(paths)
-    if not paths:
-        raise ValueError("merge_runs needs at least one run file, got an empty list")
     parts = load_runs(paths, allow_mixed, jobs)  # one-line errors; refuses a silent mix
     keys = [_run_key(ds, p) for ds, p in zip(parts, paths, strict=True)]
     seen: dict[RunKey, list[str]] = {}
@@ -301,6 +314,7 @@ def merge_runs(
         raise ValueError(f"duplicate run keys: {listing}")
 
     runs = [_Run(_with_run_dims(ds)) for ds in parts]
+    del parts
     moved = _move_conflicting_attributes(runs)
     for run in runs:
         run.set(PRESENT_VARIABLE, xr.Variable(RUN_KEYS, np.ones((1,) * len(RUN_KEYS), np.int8)))
@@ -312,10 +326,9 @@ def merge_runs(
         for name, var in run.variables.items()
         if var.dtype.kind in "iu" and name != PRESENT_VARIABLE
     }
-    parts = [run.dataset() for run in runs]
+    by_key = {key: run.dataset() for key, run in zip(keys, runs, strict=True)}
     del runs
 
-    by_key = dict(zip(keys, parts, strict=True))
     axes = [_sorted_values({k[i] for k in keys}) for i in range(len(RUN_KEYS))]
     bench_axis = RUN_KEYS.index("benchmark")
     template_for = {}
@@ -332,15 +345,63 @@ def merge_runs(
             return cell(prefix)
         return [nest((*prefix, value), depth + 1) for value in axes[depth]]
 
-    campaign = xr.combine_nested(
-        nest((), 0),
-        concat_dim=list(RUN_KEYS),
-        data_vars="all",
-        coords="different",
-        compat="no_conflicts",
-        join="outer",
-        combine_attrs="drop_conflicts",
-    )
+    return nest((), 0), moved, integer_dtypes
+
+
+def _combine_grid(grid: list[Any], jobs: int = 1) -> xr.Dataset:
+    """The nested run grid combined along :data:`RUN_KEYS` (step 4 of the module docstring).
+
+    One block per value of the first run key (benchmark) is combined along the other keys, in
+    ``jobs`` worker processes, then the blocks along the first key: the same outer joins as one
+    :func:`xarray.combine_nested` over the whole grid (which concatenates along the first key
+    first, padding every run to the campaign's lengths at once), in an order whose blocks are
+    independent, so both cores of a laptop work. The result equals the whole-grid combine,
+    variable order included (tests/results/test_campaign.py checks both against it). Only the
+    order of the coordinates depends on the order of the concatenations; it is put in the
+    whole-grid combine's: the other coordinates as they come, then the run keys concatenated
+    before the last one, in :data:`RUN_KEYS` order.
+    """
+    if jobs > 1 and len(grid) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(grid))) as pool:
+            blocks = list(pool.map(_combine_block, grid))
+    else:
+        blocks = [_combine_block(block) for block in grid]
+    grid.clear()  # the blocks hold the data now: let the runs go
+    campaign = _combine(blocks, RUN_KEYS[:1])
+    del blocks
+    moved_last = list(RUN_KEYS[:-1])
+    coordinates = [*(n for n in campaign.coords if n not in moved_last), *moved_last]
+    order = [*campaign.data_vars, *coordinates]
+    reordered = xr.Dataset({n: campaign.variables[n] for n in order}, attrs=campaign.attrs)
+    reordered.encoding = campaign.encoding
+    return reordered
+
+
+def merge_runs(
+    paths: Sequence[str | Path], allow_mixed: Sequence[str] = (), jobs: int = 1
+) -> xr.Dataset:
+    """Merge run files into one campaign Dataset with dimensions ``RUN_KEYS`` + run dimensions.
+
+    Ragged runs are NaN-padded along ``iteration``; benchmarks with different spatial dimension
+    or time grid are NaN-padded along ``dim``/``time`` (the ``time`` coordinate is the union of
+    all grids). Cells of the run grid without a run (e.g. a missing seed) are NaN with
+    ``run_present == 0``. Integer variables that get padded become float64.
+
+    Raises ValueError on an empty list or on two files with the same run key, and (via
+    :func:`tvbo.results.validate.load_runs`) on an unreadable file or runs made under different
+    conditions (horizon, compute model, cost table, tvbo version) unless ``allow_mixed`` names
+    the field; the allowed fields are recorded in the ``mixed_allowed`` attribute.
+
+    ``jobs`` worker processes read the run files and combine the benchmarks' blocks of the run
+    grid; the campaign does not depend on it (the same file, byte for byte).
+    """
+    paths = list(paths)
+    if not paths:
+        raise ValueError("merge_runs needs at least one run file, got an empty list")
+    grid, moved, integer_dtypes = _prepared_grid(paths, allow_mixed, jobs)
+    campaign = _combine_grid(grid, jobs)
     for name in campaign.data_vars:
         if campaign.variables[name].dtype == object:
             values = campaign.variables[name].values
