@@ -117,3 +117,16 @@ def test_cli_merge_jobs(tmp_path, run_paths, capsys) -> None:
     with pytest.raises(SystemExit):
         cli.main(["merge", str(run_paths[0]), "--out", str(out), "--jobs", "0"])
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_campaigns_are_read_lazily_with_the_same_content(tmp_path, run_paths) -> None:
+    """Analyses hold only the variables they use (the OOM of parallel analysis jobs)."""
+    from tvbo.results.campaign import read_campaign
+    from tvbo.results.validate import load_campaign
+
+    path = write_campaign(merge_runs(run_paths), tmp_path / "campaign.nc")
+    eager = xr.load_dataset(path, decode_timedelta=False)
+    for lazy in (load_campaign(path), read_campaign(path)):
+        assert not lazy["regret"].variable._in_memory  # not read yet
+        xr.testing.assert_identical(lazy, eager)
+        assert lazy["regret"].variable._in_memory  # read once, then kept

@@ -87,13 +87,20 @@ def parse_allow_mixed(values: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fields))
 
 
-def open_netcdf(path: str | Path, kind: str = "run") -> xr.Dataset:
-    """Load a netCDF file fully into memory; any failure is ONE ValueError naming the file.
+def open_netcdf(path: str | Path, kind: str = "run", *, lazy: bool = False) -> xr.Dataset:
+    """Load a netCDF file into memory; any failure is ONE ValueError naming the file.
 
     The first bytes are checked before the netCDF library sees the file, so an empty file, a
     CSV or a PNG passed by mistake gets a plain answer rather than "NetCDF: Unknown file
     format"; a file that starts like netCDF but cannot be read is reported as truncated or
     corrupt (an interrupted copy, or a write by a tool that does not write atomically).
+
+    ``lazy``: read a variable's values only when they are first used (then kept, no dask).
+    Why: a campaign is stored compressed and padded to its longest run; a 700-run campaign of
+    50 MB is ~2 GB in memory, and an analysis that reads a few per-run summaries loaded all of
+    it (analysis jobs of a 2,100-run campaign were killed by the OOM killer when two ran at
+    once). The file's structure (header, every variable's metadata) is still read at once, so
+    a truncated or foreign file is refused here as before.
     """
     path = Path(path)
     written_by = "tvbo run" if kind == "run" else "tvbo merge"
@@ -111,6 +118,8 @@ def open_netcdf(path: str | Path, kind: str = "run") -> xr.Dataset:
             f"written by '{written_by}'"
         )
     try:
+        if lazy:
+            return xr.open_dataset(path, engine=NETCDF_ENGINE, decode_timedelta=False)
         return xr.load_dataset(path, engine=NETCDF_ENGINE, decode_timedelta=False)
     except (OSError, RuntimeError, ValueError, KeyError, IndexError) as err:
         cause = str(err).replace(repr(str(path)), "").replace(str(path), "").rstrip(": ")
@@ -317,10 +326,11 @@ def _campaign_runs(ds: xr.Dataset, path: str | Path) -> list[tuple[str, tuple, d
 def load_campaign(path: str | Path) -> xr.Dataset:
     """Open a campaign file for ``table``/``figures``/...: readable, and not a silent mix.
 
-    Fields the merge was allowed to mix (attribute :data:`MIXED_ALLOWED_ATTRIBUTE`) are not
-    checked again.
+    The values are read lazily (:func:`open_netcdf`): an analysis holds in memory only the
+    variables it uses. Fields the merge was allowed to mix (attribute
+    :data:`MIXED_ALLOWED_ATTRIBUTE`) are not checked again.
     """
-    ds = open_netcdf(path, "campaign")
+    ds = open_netcdf(path, "campaign", lazy=True)
     allowed = parse_allow_mixed(str(ds.attrs.get(MIXED_ALLOWED_ATTRIBUTE, "")))
     check_consistent(_campaign_runs(ds, path), allowed)
     return ds
