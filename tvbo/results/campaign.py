@@ -123,16 +123,20 @@ class _Run:
         self.changed: dict[Hashable, xr.Variable] = {}
 
     def set(self, name: Hashable, variable: xr.Variable) -> None:
+        """Add or replace a data variable (applied by :meth:`dataset`)."""
         self.variables[name] = variable
         self.changed[name] = variable
 
     def sizes(self) -> dict[Hashable, int]:
+        """Dimension lengths of the run with the variables added so far."""
         sizes = dict(self.ds.sizes)
         for variable in self.changed.values():
             sizes.update(variable.sizes)
         return sizes
 
     def dataset(self) -> xr.Dataset:
+        """The run as a Dataset with every change applied (a ``fit`` dimension added by a blank
+        variable gets its index coordinate, as ragged dimensions need one)."""
         ds = self.ds.assign(self.changed) if self.changed else self.ds.copy()
         ds.attrs = self.attrs
         if FIT_DIMENSION in ds.dims and FIT_DIMENSION not in ds.coords:
