@@ -492,7 +492,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tvbo.results.campaign import merge_runs, write_campaign
     from tvbo.results.validate import parse_allow_mixed
 
-    campaign = merge_runs(runs, parse_allow_mixed(args.allow_mixed))  # checked before writing
+    allow_mixed = parse_allow_mixed(args.allow_mixed)
+    campaign = merge_runs(runs, allow_mixed, args.jobs)  # checked before writing
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     print(write_campaign(campaign, out))
@@ -912,6 +913,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="merge runs that differ in these fields anyway: horizon (within a benchmark), "
         "compute (model, profile, coefficients), cost_table, tvbo_version; by default a "
         "difference is refused (repeatable)",
+    )
+    # merge hook (issue 14): worker processes that read the run files
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="read the run files in N worker processes (default 1); the campaign is the same",
     )
     p.set_defaults(func=cmd_merge)
 

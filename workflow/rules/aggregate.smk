@@ -1,4 +1,7 @@
 # Merge every run of the campaign into one netCDF file (runs of different lengths NaN-padded).
+# Nothing else can run at this point (every later rule reads the campaign), so the merge takes
+# every core it is given: `tvbo merge --jobs` reads the run files and combines the benchmarks'
+# blocks in that many worker processes (the file does not depend on it).
 
 
 rule merge_runs:
@@ -8,11 +11,11 @@ rule merge_runs:
         campaign="results/{campaign}/campaign.nc",
     log:
         "results/{campaign}/logs/merge_runs.log",
-    threads: 1
+    threads: 4
     resources:
         runtime=15,
-        mem_mb=4000,
+        mem_mb=6000,
     conda:
         "../envs/tvbo.yaml"
     shell:
-        "tvbo merge {input:q} --out {output.campaign:q} > {log:q} 2>&1"
+        "tvbo merge {input:q} --out {output.campaign:q} --jobs {threads} > {log:q} 2>&1"
