@@ -914,13 +914,13 @@ def build_parser() -> argparse.ArgumentParser:
         "compute (model, profile, coefficients), cost_table, tvbo_version; by default a "
         "difference is refused (repeatable)",
     )
-    # merge hook (issue 14): worker processes that read the run files
     p.add_argument(
         "--jobs",
         type=positive_int,
         default=1,
         metavar="N",
-        help="read the run files in N worker processes (default 1); the campaign is the same",
+        help="read the run files and combine each benchmark's runs in N worker processes "
+        "(default 1); the campaign file is the same, byte for byte, whatever N",
     )
     p.set_defaults(func=cmd_merge)
 
