@@ -12,7 +12,13 @@ Public API::
 
 from __future__ import annotations
 
-from tvbo.version import __version__
+from tvbo.blas_kernel import pin_kernel
+
+# before anything imports numpy: the same OpenBLAS kernel on every x86-64 machine (bit-identical
+# counted runs; tvbo/blas_kernel.py says why)
+pin_kernel()
+
+from tvbo.version import __version__  # noqa: E402
 
 __all__ = ["__version__", "simulate", "write_oracle"]
 

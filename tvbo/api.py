@@ -24,6 +24,7 @@ from tvbo.algorithms import Algorithm
 from tvbo.algorithms import make as make_algorithm
 from tvbo.analysis.metrics import average_regret, time_integrated_regret
 from tvbo.benchmarks import make as make_benchmark
+from tvbo.blas_kernel import pinned_kernel
 from tvbo.results.schema import RUN_KEYS
 from tvbo.runspec import RUN_SPEC, check_run_options
 from tvbo.sim.compute import make_compute_model
@@ -40,6 +41,9 @@ def _versions() -> dict[str, str]:
         "scipy": scipy.__version__,
         "simpy": simpy.__version__,
         "xarray": xr.__version__,
+        # the OpenBLAS kernel variable (tvbo.blas_kernel): results are bit-identical across
+        # machines only under the same kernel
+        "openblas_coretype": pinned_kernel(),
     }
 
 

@@ -48,6 +48,7 @@ CLEAN: dict[str, str] = {
             return simulate
     """,
     "version.py": "__version__ = '0'",
+    "blas_kernel.py": "import os",
     "work.py": """
         import os
         THREADS = os.environ.get("OMP_NUM_THREADS")

@@ -77,6 +77,8 @@ UNITS: dict[str, tuple[str, ...]] = {
     "work": ("tvbo.work",),
     # the package's version: a constant every layer may record (run files, oracle tables)
     "version": ("tvbo.version",),
+    # the OpenBLAS kernel pin `import tvbo` sets before numpy loads (standard library only)
+    "blas_kernel": ("tvbo.blas_kernel",),
     # low-discrepancy point sets: pure numpy, used by optimisers, oracles and priors
     "qmc": ("tvbo.qmc",),
     # the static catalogue of names: imports nothing from tvbo (it resolves "module:attr"
@@ -124,6 +126,7 @@ UNITS: dict[str, tuple[str, ...]] = {
 DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "work": (),  # the lowest layer
     "version": (),  # a constant
+    "blas_kernel": (),  # standard library only; runs before numpy is imported
     "qmc": (),  # a leaf utility
     "registry": (),  # a static table; must stay import-free so every layer may read it
     "search_space": (),  # a leaf utility
@@ -138,7 +141,7 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "results": ("version",),  # the run-file format (written by sim, read by analysis)
     "sim": ("algorithms", "benchmarks", "results"),  # above the algorithms and benchmarks
     "analysis": ("sim", "results"),  # results <- analysis (and the run conditions of sim)
-    "entry": ("analysis", "version"),  # results <- analysis <- cli/api/workflow
+    "entry": ("analysis", "version", "blas_kernel"),  # results <- analysis <- cli/api/workflow
     "testing": ("entry",),  # the very top
 }
 

@@ -1,0 +1,71 @@
+"""The OpenBLAS kernel pin (tvbo/blas_kernel.py): set before numpy loads, never over a user's
+choice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tvbo import blas_kernel
+
+_PROBE = """
+import json, os, sys
+{before}
+import tvbo, numpy
+arch = []
+try:
+    import threadpoolctl
+    arch = sorted({{p.get("architecture") for p in threadpoolctl.threadpool_info()
+                    if p.get("internal_api") == "openblas"}})
+except ImportError:
+    pass
+print(json.dumps({{"env": os.environ.get("OPENBLAS_CORETYPE"), "arch": arch}}))
+"""
+
+
+def _probe(env_value: str | None = None, before: str = "") -> dict:
+    env = {k: v for k, v in os.environ.items() if k != blas_kernel.ENV}
+    if env_value is not None:
+        env[blas_kernel.ENV] = env_value
+    out = subprocess.run([sys.executable, "-c", _PROBE.format(before=before)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not blas_kernel.can_run_kernel(),
+                    reason="this CPU cannot run the Haswell kernel")
+def test_import_tvbo_pins_the_kernel_openblas_then_uses():
+    got = _probe()
+    assert got["env"] == blas_kernel.KERNEL
+    if got["arch"]:  # threadpoolctl installed: the kernel OpenBLAS actually loaded
+        assert got["arch"] == [blas_kernel.KERNEL]
+
+
+def test_a_kernel_the_user_chose_is_kept():
+    assert _probe(env_value="Sandybridge")["env"] == "Sandybridge"
+
+
+def test_numpy_loaded_first_is_left_alone():
+    assert _probe(before="import numpy")["env"] is None
+
+
+@pytest.mark.parametrize(("flags", "machine", "expected"), [
+    ({"avx2", "fma", "sse2"}, "x86_64", True),
+    ({"avx2", "fma"}, "AMD64", True),
+    ({"avx", "sse2"}, "x86_64", False),       # no AVX2: the Haswell kernel would crash
+    ({"avx2", "fma"}, "aarch64", False),      # not x86-64
+    (set(), "x86_64", False),                 # flags unreadable
+])
+def test_the_kernel_is_pinned_only_where_the_cpu_can_run_it(flags, machine, expected):
+    assert blas_kernel.can_run_kernel(frozenset(flags), machine) is expected
+
+
+def test_cpu_flags_of_a_missing_file_are_empty(tmp_path):
+    assert blas_kernel.cpu_flags(str(tmp_path / "none")) == frozenset()
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")
+    assert blas_kernel.cpu_flags(str(info)) == frozenset({"fpu", "avx2", "fma"})
