@@ -1,22 +1,32 @@
-"""Download real data files reproducibly: retries, atomic writes, checksums, manifests, mirrors.
+"""Download real data files reproducibly: pooch for the transfer, plus the checks pooch lacks.
 
 Why this module exists: the workflow must fetch the original Intel Berkeley and EPA files from their
 public URLs, yet every test and offline run uses a local mirror whose files have different names
-and checksums. :func:`fetch` is the one place where bytes arrive on disk, and it guarantees:
+and checksums. :func:`fetch` is the one place where bytes arrive on disk. It is a thin layer over
+pooch (:func:`pooch.create` / :meth:`pooch.Pooch.fetch`), which provides the retries
+(``retry_if_failed``: waits of 1 s, 2 s, ... at most 10 s), the temporary file in the
+destination folder that is moved into place only when the attempt succeeded and removed on any
+failure, Ctrl-C included, and the hashing (:func:`pooch.file_hash`). On top of pooch, and only
+where pooch cannot do the job, this module keeps:
 
-* a file at ``dest`` is always complete and verified: bytes go to ``dest.part`` in the same
-  directory and are moved into place with :func:`os.replace` only after the size, the sha256 and
-  the archive integrity (gzip read to the end, ``zipfile.testzip``) have been checked; on any
-  failure (HTTP or socket error, deadline, Ctrl-C, a check) the partial file is removed;
-* every attempt has a total deadline (``timeout``): connecting, reading the headers and the
-  whole body must finish within it, so a server that trickles bytes cannot hold a job forever
-  (a plain socket timeout only bounds each read, and one byte per second resets it);
-* a body shorter than its ``Content-Length`` is rejected (:mod:`http.client` returns it silently
-  when read in chunks), and so are an empty file and an archive without content (a 0-byte
-  or empty gzip, a zip without members), even when no checksum is pinned (EPA files);
-* a manifest ``dest.manifest.json`` (url, UTC date, bytes, sha256) records where every file came
-  from, which matters for EPA files that are regenerated (their checksums change over time);
-* a second call with a valid file and manifest downloads nothing.
+* a downloader (:class:`_Attempt`, pooch's downloader protocol) on :mod:`urllib.request`, not
+  pooch's ``HTTPDownloader``: that one uses ``requests``, whose timeout bounds each socket read
+  only, so a server that trickles a byte now and then holds a job forever, and which cannot
+  read a ``file://`` mirror. Every attempt has a total deadline (``timeout``): connecting,
+  reading the headers and the whole body must finish within it (tests/data/test_hardening.py,
+  ``test_deadline_*``);
+* the checks of every attempt, made inside the downloader so that pooch moves only verified
+  bytes into place: size, sha256 (a mismatch is not retried, while pooch retries a mismatch of a
+  registered hash: the server would send the same bytes again; ``test_checksum_mismatch_*``),
+  a body shorter than its ``Content-Length`` (:mod:`http.client` returns it silently when read
+  in chunks), an empty file and an archive without content (a 0-byte or empty gzip, a zip
+  without members), even when no checksum is pinned (EPA files); HTTP 4xx is not retried;
+* a manifest ``dest.manifest.json`` (url, UTC date, bytes, sha256) that records where every file
+  came from, which matters for EPA files that are regenerated (their checksums change over
+  time); pooch keeps no such record;
+* a second call with a valid file and manifest downloads nothing;
+* every argument (URL scheme, sha256, size, destination, timeout, retries) is checked before
+  anything is fetched or written (:func:`check_sha256`, :func:`check_size`, ...).
 
 :func:`resolve_source` turns an original URL into the URL actually fetched when a mirror (a base
 URL or a local folder) is configured, applying per-file name/checksum overrides.
@@ -25,14 +35,13 @@ URL or a local folder) is configured, applying per-file name/checksum overrides.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import http.client
 import json
 import math
 import os
+import re
 import socket
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -44,6 +53,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pooch
+
 __all__ = [
     "ChecksumError",
     "DownloadError",
@@ -52,6 +63,10 @@ __all__ = [
     "Source",
     "TransferError",
     "check_archive",
+    "check_mirror_files",
+    "check_sha256",
+    "check_size",
+    "check_url",
     "fetch",
     "fetch_source",
     "manifest_path",
@@ -60,6 +75,7 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 20
+_SCHEMES = ("http", "https", "file")
 
 
 class DownloadError(RuntimeError):
@@ -92,12 +108,95 @@ class Source:
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file, read in 1 MiB chunks (the Intel file is 34 MB)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """Hex sha256 of a file, read in chunks by :func:`pooch.file_hash` (the Intel file is 34 MB)."""
+    return pooch.file_hash(os.fspath(path), alg="sha256")
+
+
+def check_sha256(value: object, field: str = "sha256") -> str | None:
+    """``value`` as a lower-case sha256, or None; ``ValueError`` naming ``field`` otherwise.
+
+    Called before any download, so that ``--sha256 nothex`` fails at once and writes nothing.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", value):
+        raise ValueError(f"{field} must be a sha256 (64 hexadecimal digits), got {value!r}")
+    return value.lower()
+
+
+def check_size(value: object, field: str = "size") -> int | None:
+    """``value`` as a size in bytes (an integer >= 1: no data file is empty), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{field} must be a whole number of bytes >= 1, got {value!r}")
+    return value
+
+
+def check_url(url: object) -> str:
+    """``url`` if it is an http(s) URL with a host or a file:// URL; ``DownloadError`` otherwise."""
+    if not isinstance(url, str) or not url:
+        raise DownloadError(f"URL must be a non-empty string, got {url!r}")
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in _SCHEMES:
+        raise DownloadError(
+            f"unsupported URL scheme {parts.scheme!r} in {url}; use {', '.join(_SCHEMES)}"
+        )
+    if parts.scheme != "file" and not parts.hostname:
+        raise DownloadError(f"URL {url} has no host")
+    return url
+
+
+def check_mirror_files(mirror_files: object) -> dict[str, dict[str, Any]]:
+    """Every entry ``{basename: {name, sha256, size}}`` checked; ``MirrorError``/``ValueError``.
+
+    All entries are checked, not only the one a download uses, so that a typo in the mapping
+    fails the first download, not the one of another file later.
+    """
+    if mirror_files is None:
+        return {}
+    if not isinstance(mirror_files, Mapping):
+        raise MirrorError(f"mirror_files must be a mapping, got {mirror_files!r}")
+    checked: dict[str, dict[str, Any]] = {}
+    for basename, entry in mirror_files.items():
+        where = f"mirror_files[{basename!r}]"
+        if not isinstance(entry, Mapping):
+            raise MirrorError(f"{where} must be a mapping with keys name, sha256, size")
+        unknown = set(entry) - {"name", "sha256", "size"}
+        if unknown:
+            raise MirrorError(
+                f"{where} has unknown keys {sorted(unknown)}; valid keys: name, sha256, size"
+            )
+        name = entry.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise MirrorError(f"{where}.name must be a file name in the mirror, got {name!r}")
+        checked[str(basename)] = dict(entry)
+        if "sha256" in entry:
+            checked[str(basename)]["sha256"] = check_sha256(entry["sha256"], f"{where}.sha256")
+        if "size" in entry:
+            checked[str(basename)]["size"] = check_size(entry["size"], f"{where}.size")
+    return checked
+
+
+def _check_dest(dest: str | os.PathLike[str]) -> Path:
+    """``dest`` as a Path if a file can be written there; ``ValueError`` naming it otherwise.
+
+    Checked before any transfer: pooch would move the file INTO an existing folder, and a
+    parent that is a regular file or not writable would only fail after the download.
+    """
+    dest = Path(dest)
+    if not dest.name:
+        raise ValueError(f"dest {str(dest)!r} names no file")
+    if dest.is_dir():
+        raise ValueError(f"dest {dest} is a folder; give the path of the file to write")
+    folder = dest.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"dest {dest}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"dest {dest}: folder {folder} is not writable")
+    return dest
 
 
 def manifest_path(dest: str | os.PathLike[str]) -> Path:
@@ -190,6 +289,9 @@ def _existing_is_valid(dest: Path, url: str, sha256: str | None, size: int | Non
     return True
 
 
+# Kept by hand: pooch's HTTPDownloader passes a timeout to requests, which bounds each socket read
+# only (tests/data/test_hardening.py::test_deadline_bounds_the_whole_attempt trickles a byte per
+# 0.1 s and must end at a 0.5 s deadline).
 class _Deadline:
     """A watchdog that ends an attempt when its total time is up.
 
@@ -271,21 +373,16 @@ class _TrackedHTTPSHandler(urllib.request.HTTPSHandler):
         return super().do_open(self._deadline.track(http_class), req, **kwargs)
 
 
-def _open_url(url: str, timeout: float, deadline: _Deadline | None = None):
-    """Open ``url`` (http, https or file) with a timeout; errors name the URL and the cause.
+def _open_url(url: str, timeout: float, deadline: _Deadline):
+    """Open ``url`` (checked by :func:`check_url`) with a timeout; errors name URL and cause.
 
-    With ``deadline``, the HTTP(S) connections are registered with it so that it can cut them.
+    The HTTP(S) connections are registered with ``deadline`` so that it can cut them.
     """
-    scheme = urllib.parse.urlsplit(url).scheme
-    if scheme not in ("http", "https", "file"):
-        raise DownloadError(f"unsupported URL scheme {scheme!r} in {url}; use http, https or file")
-    if scheme == "file":
+    if urllib.parse.urlsplit(url).scheme == "file":
         local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
         if not local.is_file():
             raise DownloadError(f"cannot fetch {url}: no such file {local}")
     request = urllib.request.Request(url, headers={"User-Agent": "tvbo-data/0.1"})
-    if deadline is None:
-        return urllib.request.urlopen(request, timeout=timeout)
     opener = urllib.request.build_opener(
         _TrackedHTTPHandler(deadline), _TrackedHTTPSHandler(deadline)
     )
@@ -305,7 +402,7 @@ def _download_once(url: str, part: Path, timeout: float) -> int:
     """One attempt: stream ``url`` into ``part`` within ``timeout`` seconds; return the bytes.
 
     Raises :class:`TransferError` if the deadline passes or the body is shorter than its
-    ``Content-Length``; other errors (HTTP, socket) propagate. The caller removes ``part``.
+    ``Content-Length``; other errors (HTTP, socket) propagate. pooch removes ``part``.
     """
     received = 0
     with _Deadline(timeout) as deadline:
@@ -338,21 +435,83 @@ def _late(timeout: float, received: int) -> str:
     )
 
 
-#: what a failed attempt raises (anything else, e.g. KeyboardInterrupt, ends the download at once)
-_ATTEMPT_ERRORS = (urllib.error.URLError, OSError, http.client.HTTPException, DownloadError)
+class _Retry(ValueError):
+    """A transient failure of one attempt, to be retried by pooch; ``error`` is what it was.
 
-
-def _is_permanent(exc: BaseException) -> bool:
-    """HTTP 4xx (e.g. 404 for a year with no file) and missing local files never heal.
-
-    A :class:`TransferError` (deadline, short body) is transient: the next attempt may work.
+    Pooch's :func:`pooch.core.stream_download` retries an attempt that raises ``ValueError`` or
+    a ``requests`` exception and lets every other exception through at once; ``ValueError``
+    keeps ``requests`` (0.3 s to import) out of ``import tvbo.data``.
     """
-    if isinstance(exc, urllib.error.HTTPError):
-        return 400 <= exc.code < 500
-    return isinstance(exc, DownloadError) and not isinstance(exc, TransferError)
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Attempt:
+    """pooch's downloader protocol: one attempt of ``url`` into pooch's temporary file, checked.
+
+    Transient failures (connection refused or reset, deadline passed, a body shorter than its
+    ``Content-Length``, HTTP 5xx, a local write error) raise :class:`_Retry`; permanent ones
+    (HTTP 4xx such as a year without an EPA file, a missing local file) and failed checks (size,
+    sha256, archive) raise :class:`DownloadError`, which pooch does not retry. Any exception
+    leaves pooch to delete its temporary file. :attr:`digest` is the sha256 of the bytes that
+    passed, :attr:`attempts` the number of calls.
+    """
+
+    def __init__(self, name: str, *, sha256: str | None, size: int | None,
+                 timeout: float) -> None:
+        self.name, self.sha256, self.size, self.timeout = name, sha256, size, timeout
+        self.attempts = 0
+        self.digest = ""
+
+    def __call__(self, url: str, output_file: str, pup: object, check_only: bool = False) -> None:
+        if check_only:  # pooch's is_available(): not used by tvbo
+            raise NotImplementedError("tvbo's downloader does not check availability")
+        self.attempts += 1
+        try:
+            _download_once(url, Path(output_file), self.timeout)
+        except urllib.error.HTTPError as exc:
+            if 400 <= exc.code < 500:  # never heals: fail at once
+                raise _failure(url, self.attempts, exc) from exc
+            raise _Retry(exc) from exc
+        except DownloadError as exc:
+            if isinstance(exc, TransferError):
+                raise _Retry(exc) from exc
+            raise
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            raise _Retry(exc) from exc
+        self.digest = _verify(Path(output_file), self.name, self.sha256, self.size)
+
+
+def _failure(url: str, attempts: int, cause: BaseException) -> DownloadError:
+    """The one-line error of a download that failed after ``attempts`` attempts."""
+    if isinstance(cause, urllib.error.HTTPError):
+        reason: object = f"HTTP {cause.code} {cause.reason}"
+    elif isinstance(cause, DownloadError):
+        reason = cause
+    else:
+        reason = f"{type(cause).__name__}: {getattr(cause, 'reason', cause)}"
+    error_class = TransferError if isinstance(cause, TransferError) else DownloadError
+    error = error_class(f"cannot fetch {url} after {attempts} attempt(s): {reason}")
+    error.__cause__ = cause
+    return error
+
+
+def _default_file_mode() -> int:
+    """The mode ``open()`` gives a new file here: 0o666 less the umask.
+
+    pooch's temporary file is made by :func:`tempfile.mkstemp` (mode 0o600) and keeps that mode
+    when moved into place; a data folder shared with a group needs the usual mode
+    (``test_download_gets_the_usual_file_mode``).
+    """
+    umask = os.umask(0o22)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _write_manifest(dest: Path, url: str, digest: str) -> None:
+    """Record where ``dest`` came from (pooch keeps no such record), written atomically."""
     record = {
         "file": dest.name,
         "url": url,
@@ -377,71 +536,48 @@ def fetch(
     timeout: float = 60,
     retries: int = 3,
     manifest: bool = True,
-    backoff: float = 1.0,
 ) -> Path:
     """Download ``url`` to ``dest`` atomically and verified; return ``dest``.
 
     ``timeout`` is the total deadline of ONE attempt in seconds: connecting, the headers and the
     whole body (see :class:`_Deadline`); a large file over a slow link needs a large timeout.
     ``retries`` is the number of attempts (>= 1); transient failures (connection refused,
-    deadline passed, a body shorter than its ``Content-Length``, HTTP 5xx) are retried after
-    ``backoff * 2**k`` seconds, permanent ones (HTTP 4xx, a missing local file) fail at once.
-    Size, sha256 and archive check failures (including an empty file or archive) are not
-    retried: the server would send the same bytes again. Nothing is left at ``dest`` or
-    ``dest.part`` after a failure, an exception or a KeyboardInterrupt. If ``dest`` already
-    holds a valid file (see :func:`_existing_is_valid`) nothing is downloaded.
+    deadline passed, a body shorter than its ``Content-Length``, HTTP 5xx) are retried by pooch
+    after 1 s, 2 s, ... (at most 10 s), permanent ones (HTTP 4xx, a missing local file) fail at
+    once. Size, sha256 and archive check failures (including an empty file or archive) are not
+    retried: the server would send the same bytes again. Every argument is checked before
+    anything is fetched or written (``ValueError`` or :class:`DownloadError` naming it). Nothing
+    is left beside ``dest`` after a failure, an exception or a KeyboardInterrupt. If ``dest``
+    already holds a valid file (see :func:`_existing_is_valid`) nothing is downloaded; a stale
+    one (wrong checksum, or the manifest of another URL) is removed and downloaded again.
     """
-    if not isinstance(retries, int) or retries < 1:
+    sha256, size = check_sha256(sha256), check_size(size)
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 1:
         raise ValueError(f"retries must be an integer >= 1, got {retries!r}")
-    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
+    if isinstance(timeout, bool) or not (
+        isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0
+    ):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    dest = Path(dest)
+    check_url(url)
+    dest = _check_dest(dest)
     if _existing_is_valid(dest, url, sha256, size):
         if manifest and not manifest_path(dest).is_file():
             _write_manifest(dest, url, sha256_file(dest))
         return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(dest.name + ".part")
-    last_error: BaseException | None = None
-    done = False
-    attempt = 0
+    # pooch keeps any existing file when no hash is registered (here: never, see _Attempt)
+    dest.unlink(missing_ok=True)
+    manifest_path(dest).unlink(missing_ok=True)
+    attempt = _Attempt(dest.name, sha256=sha256, size=size, timeout=timeout)
+    store = pooch.create(path=dest.parent, base_url=url, registry={dest.name: None},
+                         urls={dest.name: url}, retry_if_failed=retries - 1)
     try:
-        for attempt in range(retries):
-            try:
-                _download_once(url, part, timeout)
-                done = True
-                break
-            except _ATTEMPT_ERRORS as exc:
-                part.unlink(missing_ok=True)
-                last_error = exc
-                if _is_permanent(exc) or attempt == retries - 1:
-                    break
-                time.sleep(backoff * 2**attempt)
-        if not done:
-            raise _failure(url, attempt + 1, last_error)
-        digest = _verify(part, dest.name, sha256, size)
-        os.replace(part, dest)
-    finally:  # every failure path, KeyboardInterrupt included
-        part.unlink(missing_ok=True)
+        store.fetch(dest.name, downloader=attempt)
+    except _Retry as exc:  # the last attempt's transient failure
+        raise _failure(url, attempt.attempts, exc.error) from exc.error
+    os.chmod(dest, _default_file_mode())
     if manifest:
-        _write_manifest(dest, url, digest)
+        _write_manifest(dest, url, attempt.digest)
     return dest
-
-
-def _failure(url: str, attempts: int, cause: BaseException | None) -> DownloadError:
-    """The one-line error of a download that failed after ``attempts`` attempts."""
-    if isinstance(cause, DownloadError) and not isinstance(cause, TransferError):
-        return cause
-    if isinstance(cause, urllib.error.HTTPError):
-        reason: object = f"HTTP {cause.code} {cause.reason}"
-    elif isinstance(cause, TransferError):
-        reason = cause
-    else:
-        reason = f"{type(cause).__name__}: {getattr(cause, 'reason', cause)}"
-    error_class = TransferError if isinstance(cause, TransferError) else DownloadError
-    error = error_class(f"cannot fetch {url} after {attempts} attempt(s): {reason}")
-    error.__cause__ = cause
-    return error
 
 
 def _mirror_base(mirror: str) -> str:
@@ -477,18 +613,15 @@ def resolve_source(
     overridden per file in ``mirror_files`` (keyed by that basename), together with ``sha256``
     and ``size`` of the mirror's copy (a mirror may hold a subset, e.g. the Intel mirror file
     ``intel/data_2004-03-04_to_08.txt.gz``). A mirror entry without ``sha256``/``size`` keeps the
-    original's values only when the name is unchanged.
+    original's values only when the name is unchanged. Checksums, sizes and every entry of
+    ``mirror_files`` are checked first (``ValueError`` / :class:`MirrorError` naming the field).
     """
+    sha256, size = check_sha256(sha256), check_size(size)
+    files = check_mirror_files(mirror_files)
     if not mirror:
         return Source(url=url, sha256=sha256, size=size)
     basename = Path(urllib.parse.urlsplit(url).path).name
-    entry = dict((mirror_files or {}).get(basename, {}))
-    unknown = set(entry) - {"name", "sha256", "size"}
-    if unknown:
-        raise MirrorError(
-            f"mirror_files[{basename!r}] has unknown keys {sorted(unknown)}; "
-            "valid keys: name, sha256, size"
-        )
+    entry = files.get(basename, {})
     name = entry.get("name") or basename
     renamed = name != basename
     base = _mirror_base(mirror)
@@ -519,7 +652,6 @@ def fetch_source(
     mirror_files: Mapping[str, Mapping[str, Any]] | None = None,
     timeout: float = 60,
     retries: int = 3,
-    backoff: float = 1.0,
 ) -> Path:
     """:func:`resolve_source` then :func:`fetch`: what the CLI and the Snakemake rules call."""
     source = resolve_source(url, sha256=sha256, size=size, mirror=mirror, mirror_files=mirror_files)
@@ -530,5 +662,4 @@ def fetch_source(
         size=source.size,
         timeout=timeout,
         retries=retries,
-        backoff=backoff,
     )
