@@ -89,28 +89,30 @@ class _Deadline:
         return make
 
 
-class _TrackedHTTPHandler(urllib.request.HTTPHandler):
+class _Tracked:
+    """Mixin for urllib's HTTP(S) handlers: every connection they open is tracked by a deadline."""
+
     def __init__(self, deadline: _Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 
     def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
-        return super().do_open(self._deadline.track(http_class), req, **kwargs)
+        return super().do_open(self._deadline.track(http_class), req, **kwargs)  # type: ignore[misc]
 
 
-class _TrackedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline) -> None:
-        super().__init__()
-        self._deadline = deadline
+class _TrackedHTTPHandler(_Tracked, urllib.request.HTTPHandler):
+    pass
 
-    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
-        return super().do_open(self._deadline.track(http_class), req, **kwargs)
+
+class _TrackedHTTPSHandler(_Tracked, urllib.request.HTTPSHandler):
+    pass
 
 
 def _open_url(url: str, timeout: float, deadline: _Deadline):
-    """Open ``url`` (checked by :func:`check_url`) with a timeout; errors name URL and cause.
+    """Open ``url`` with a timeout; errors name URL and cause.
 
-    The HTTP(S) connections are registered with ``deadline`` so that it can cut them.
+    ``url`` was checked by :func:`tvbo.data.checks.check_url`. The HTTP(S) connections are
+    registered with ``deadline`` so that it can cut them.
     """
     if urllib.parse.urlsplit(url).scheme == "file":
         local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
