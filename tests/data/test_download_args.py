@@ -195,6 +195,15 @@ def test_transient_http_error_on_the_last_attempt_names_it(base, tmp_path, reque
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("route", ["missing.txt.gz", "flaky.txt.gz"])
+def test_failed_download_removes_the_folders_it_created(base, tmp_path, requests, route):
+    """A 404 (at once) or a 503 (pooch's last attempt) leaves no empty raw/ozone/ behind."""
+    (tmp_path / "data").mkdir()
+    with pytest.raises(DownloadError, match="HTTP 404" if route.startswith("m") else "HTTP 503"):
+        fetch(f"{base}/{route}", tmp_path / "data" / "raw" / "ozone" / route, retries=1)
+    assert _tree(tmp_path) == {"data": b"<dir>"} and len(requests) == 1
+
+
 def test_download_gets_the_usual_file_mode(base, tmp_path, requests):
     """pooch's temporary file is 0o600; the downloaded file gets what open() would give."""
     dest = tmp_path / "ok.txt.gz"

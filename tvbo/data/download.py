@@ -261,14 +261,30 @@ def fetch(
     attempt = _Attempt(dest.name, sha256=sha256, size=size, timeout=timeout)
     store = pooch.create(path=dest.parent, base_url=url, registry={dest.name: None},
                          urls={dest.name: url}, retry_if_failed=retries - 1)
+    # pooch creates the destination's folders before the first attempt: a failed download
+    # removes those it created (when still empty), so that it leaves nothing behind
+    created = [folder for folder in (dest.parent, *dest.parent.parents) if not folder.exists()]
     try:
         store.fetch(dest.name, downloader=attempt)
     except _Retry as exc:  # the last attempt's transient failure
+        _remove_empty(created)
         raise _failure(url, attempt.attempts, exc.error) from exc.error
+    except BaseException:
+        _remove_empty(created)
+        raise
     os.chmod(dest, _default_file_mode())
     if manifest:
         _write_manifest(dest, url, attempt.digest)
     return dest
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first) that are empty; leave any other one alone."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another job wrote there), or already gone
+            pass
 
 
 def _mirror_base(mirror: str) -> str:
