@@ -16,7 +16,9 @@ JSON object or a Python dict literal.
 Errors (as for every ``tvbo`` command): bad arguments, an unreachable or truncated download, a
 truncated, corrupt or empty input file end with exit status 2 and ONE line
 ``tvbo data: error: <cause>`` on stderr naming the file and what is wrong; nothing is written
-(downloads and outputs go to ``.part`` files that are removed). Ctrl-C exits with status 130.
+(a download goes to pooch's temporary file, an output to a ``.part`` file; both are removed, and
+so are the folders a failed download created). Download arguments are checked before anything
+is fetched. Ctrl-C exits with status 130.
 """
 
 from __future__ import annotations
