@@ -241,9 +241,9 @@ print(json.dumps({"same": dict(os.environ) == before}))
 def test_simulate_pins_blas_threads_for_the_call() -> None:
     import tvbo
     from tvbo.algorithms import make
-    from tvbo.sim.threads import blas_threads, limit_blas_threads
+    from tvbo.sim.threads import blas_threads, limit_threads
 
-    with limit_blas_threads(1):
+    with limit_threads(1):
         if not blas_threads():
             pytest.skip("no controllable BLAS library is loaded in this environment")
     outside = blas_threads()
@@ -262,6 +262,34 @@ def test_simulate_pins_blas_threads_for_the_call() -> None:
         assert seen and all(s == {threads} for s in seen)
         assert blas_threads() == outside  # restored after the call
         assert dict(os.environ) == environ
+
+
+_OPENMP = r"""
+import ctypes, ctypes.util, json
+from threadpoolctl import threadpool_limits
+from tvbo.sim.threads import limit_threads, thread_pools
+name = ctypes.util.find_library("gomp")
+if name is None:
+    print(json.dumps({"skip": "no libgomp on this machine"}))
+    raise SystemExit
+ctypes.CDLL(name)  # load an OpenMP runtime, as torch or a compiled plugin would
+threadpool_limits(3, user_api="openmp")  # a known count, whatever the cores or OMP_NUM_THREADS
+openmp = lambda: sorted(p["num_threads"] for p in thread_pools() if p["user_api"] == "openmp")
+before = openmp()
+with limit_threads(1) as previous:
+    inside = openmp()
+print(json.dumps({"before": before, "inside": inside, "after": openmp(),
+                  "previous": sorted(previous.values())}))
+"""
+
+
+def test_limit_threads_limits_openmp_too(tmp_path) -> None:
+    """An OpenMP runtime loaded in the process is limited and restored like the BLAS pools."""
+    seen = _python(_OPENMP, tmp_path)
+    if "skip" in seen:
+        pytest.skip(seen["skip"])
+    assert seen["before"] == [3] and seen["inside"] == [1] and seen["after"] == [3]
+    assert 3 in seen["previous"]  # the yielded counts include the OpenMP pool's
 
 
 def test_threads_rejects_bad_values() -> None:

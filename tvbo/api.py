@@ -30,7 +30,7 @@ from tvbo.runspec import RUN_SPEC, check_run_options
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.sim.parallel import parallel_label
-from tvbo.sim.threads import limit_blas_threads
+from tvbo.sim.threads import limit_threads
 
 
 def _versions() -> dict[str, str]:
@@ -122,11 +122,11 @@ def simulate(
     default: the benchmark's cost and noise). ``oracle_table`` is a shared f*(t) table written by
     :func:`write_oracle` / ``tvbo oracle`` for this very benchmark configuration; it replaces the
     run's own (identical) build of the oracle grid, and a table built for anything else is
-    rejected (``ValueError`` naming the field). ``threads`` pins the BLAS thread pools of numpy and
-    scipy for the duration of the call (default 1: many small dense problems run fastest, and
-    never oversubscribe shared cores, with one thread; ``None`` leaves them alone); the previous
-    counts are restored afterwards and ``os.environ`` is never changed (see
-    :mod:`tvbo.sim.threads`).
+    rejected (``ValueError`` naming the field). ``threads`` limits the BLAS thread pools of numpy
+    and scipy, and any loaded OpenMP runtime, for the duration of the call (default 1: many
+    small dense problems run fastest, and never oversubscribe shared cores, with one thread;
+    ``None`` leaves them alone); the previous counts are restored afterwards and ``os.environ``
+    is never changed (see :mod:`tvbo.sim.threads`).
     ``evaluators`` (k asynchronous evaluators),
     ``overlap`` (compute the next query while evaluations run), ``pending`` (strategy for queries
     still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
@@ -167,7 +167,7 @@ def simulate(
     algo = build_algorithm()
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
-    with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded
+    with limit_threads(threads):  # after the imports above: their BLAS is loaded
         recorder = engine.run()
         grid = engine.time_grid()
         ds = xr.merge([recorder.iteration_dataset(), recorder.time_dataset(bench, grid),

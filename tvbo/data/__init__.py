@@ -1,6 +1,8 @@
 """Real data for the benchmarks: download (checksums, manifests, mirrors), parse, prepare.
 
-* :mod:`tvbo.data.download` -- :func:`fetch` / :func:`fetch_source`: verified atomic downloads.
+* :mod:`tvbo.data.download` -- :func:`fetch` / :func:`fetch_source`: verified atomic downloads
+  through pooch, with :mod:`tvbo.data.checks` (arguments, bytes), :mod:`tvbo.data.transfer`
+  (one attempt with a total deadline) and :mod:`tvbo.data.errors`.
 * :mod:`tvbo.data.intel` -- Intel Berkeley lab temperature -> ``(time, sensor)`` netCDF field.
 * :mod:`tvbo.data.ozone` -- EPA daily ozone -> ``(site, day)`` netCDF field; spTimer NYdata.
 

@@ -16,7 +16,9 @@ JSON object or a Python dict literal.
 Errors (as for every ``tvbo`` command): bad arguments, an unreachable or truncated download, a
 truncated, corrupt or empty input file end with exit status 2 and ONE line
 ``tvbo data: error: <cause>`` on stderr naming the file and what is wrong; nothing is written
-(downloads and outputs go to ``.part`` files that are removed). Ctrl-C exits with status 130.
+(a download goes to pooch's temporary file, an output to a ``.part`` file; both are removed, and
+so are the folders a failed download created). Download arguments are checked before anything
+is fetched. Ctrl-C exits with status 130.
 """
 
 from __future__ import annotations
@@ -24,11 +26,20 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from tvbo.data.download import DownloadError, fetch_source
+import pooch
+
+from tvbo.data.download import (
+    DownloadError,
+    check_mirror_files,
+    check_sha256,
+    check_size,
+    fetch_source,
+)
 from tvbo.data.intel import DEFAULT_TEMPERATURE_RANGE, NORMALISATIONS, prepare_intel_file
 from tvbo.data.ozone import (
     DEFAULT_CBSA,
@@ -70,6 +81,40 @@ def _opt_int(value: str) -> int | None:
     return None if value in _NULLS else int(value)
 
 
+def _checked(check: Callable[[Any], Any], value: Any) -> Any:
+    """``check(value)``, its ``ValueError`` or ``DownloadError`` as argparse's one-line error."""
+    try:
+        return check(value)
+    except (ValueError, DownloadError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _opt_sha256(value: str) -> str | None:
+    return _checked(lambda v: check_sha256(v, "value"), _opt_str(value))
+
+
+def _opt_size(value: str) -> int | None:
+    try:
+        size = _opt_int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {value!r}") from None
+    return _checked(lambda v: check_size(v, "value"), size)
+
+
+def _attempts(value: str) -> int:
+    try:
+        attempts = int(value)
+    except ValueError:
+        attempts = 0
+    if attempts < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of attempts >= 1, got {value!r}")
+    return attempts
+
+
+def _mirror_files(value: str) -> dict[str, Any]:
+    return _checked(check_mirror_files, _mapping(value))
+
+
 def _mapping(value: str) -> dict[str, Any]:
     """A JSON object or Python dict literal (Snakemake's rendering of a config dict)."""
     if value in _NULLS:
@@ -96,12 +141,14 @@ def _parser() -> argparse.ArgumentParser:
     src.add_argument("--url-template", help=f"URL with '{{year}}', e.g. {URL_TEMPLATE}")
     dl.add_argument("--year", type=int, help="year for --url-template (checked: EPA has a file)")
     dl.add_argument("--dest", required=True, help="where the file goes")
-    dl.add_argument("--sha256", type=_opt_str, default=None, help="known sha256 of the original")
-    dl.add_argument("--size", type=_opt_int, default=None, help="known size in bytes")
+    # every argument is checked here, before anything is fetched or written (issue 24 item 9)
+    dl.add_argument("--sha256", type=_opt_sha256, default=None,
+                    help="known sha256 of the original (64 hex digits)")
+    dl.add_argument("--size", type=_opt_size, default=None, help="known size in bytes (>= 1)")
     dl.add_argument("--mirror", type=_opt_str, default=None, help="mirror base URL or folder")
     dl.add_argument(
         "--mirror-files",
-        type=_mapping,
+        type=_mirror_files,
         default={},
         help="per-file overrides {basename: {name, sha256, size}} used with --mirror",
     )
@@ -111,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
         default=60.0,
         help="total deadline of one attempt in seconds: connecting and the whole transfer",
     )
-    dl.add_argument("--retries", type=int, default=3, help="attempts before giving up")
+    dl.add_argument("--retries", type=_attempts, default=3, help="attempts before giving up")
 
     intel = sub.add_parser("prepare-intel", help="Intel raw lines -> (time, sensor) netCDF")
     intel.add_argument("--data", required=True, help="data.txt or data.txt.gz")
@@ -174,6 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "download":
+            # pooch reports each download and retry on stderr, where this command promises one
+            # line, the error, and nothing else (the error names the attempts and the cause)
+            pooch.get_logger().setLevel(logging.WARNING)
             if args.url_template is not None:
                 if args.year is None:
                     return _fail("--url-template needs --year (e.g. --year 2006)")

@@ -98,7 +98,12 @@ def ozone_url(year: int, template: str = URL_TEMPLATE) -> str:
         )
     if "{year}" not in template:
         raise ValueError(f"url_template must contain '{{year}}', got {template!r}")
-    return template.format(year=year)
+    try:
+        return template.format(year=year)
+    except (KeyError, IndexError, ValueError) as exc:  # another {field}, a stray brace
+        raise ValueError(
+            f"url_template may hold no placeholder but '{{year}}', got {template!r} ({exc!r})"
+        ) from None
 
 
 def read_epa_daily(path: str | os.PathLike[str]) -> pd.DataFrame:
