@@ -24,7 +24,7 @@ except ImportError as err:
     ) from err
 
 try:  # the parts' options are built once, by the main process (not again in every cluster job)
-    check_config(config, schema=Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+    check_config(config, schema=Path(workflow.basedir) / "schemas/config.schema.yaml",
                  options=getattr(workflow, "is_main_process", True))
 except ValueError as err:  # ConfigError: the one line alone, without a traceback
     print(err, file=sys.stderr)

@@ -4,7 +4,7 @@
 
 
 #: the reproduction spec beside the workflow (not a workflow config: tvbo/analysis/reproduction_spec.py)
-REPRODUCTION_SPEC = str(Path(workflow.basedir) / "config" / "reproduction.yaml")
+REPRODUCTION_SPEC = str(Path(workflow.basedir).parent / "config" / "reproduction.yaml")
 
 
 def reproduction_campaigns():
