@@ -23,8 +23,10 @@ except ImportError as err:
         "in the environment that runs snakemake"
     ) from err
 
+# workflow.source_path: relative to THIS file, so the schema is found when the workflow is used as
+# a module of a snakedeploy-ed folder too (workflow.basedir is then the deploying folder's).
 try:  # the parts' options are built once, by the main process (not again in every cluster job)
-    check_config(config, schema=Path(workflow.basedir) / "schemas/config.schema.yaml",
+    check_config(config, schema=Path(workflow.source_path("../schemas/config.schema.yaml")),
                  options=getattr(workflow, "is_main_process", True))
 except ValueError as err:  # ConfigError: the one line alone, without a traceback
     print(err, file=sys.stderr)
