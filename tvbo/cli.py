@@ -1016,7 +1016,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("tvbo")
+        return version("tvbo-lab")  # the distribution name (PyPI's "tvbo" is another project)
     except PackageNotFoundError:
         return "(not installed)"
 

@@ -137,3 +137,12 @@ def test_snakedeploy_deployment_plans_its_own_config(tmp_path: Path) -> None:
     assert counts["simulate_run"] == runs
     assert f"results/{config['campaign']}/campaign.nc" in out
     assert not (dest / "results").exists(), "a dry run writes nothing"
+
+
+def test_version_is_looked_up_under_the_distribution_name(capsys: pytest.CaptureFixture) -> None:
+    from tvbo.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.split() == ["tvbo", PYPROJECT["version"]]
