@@ -145,4 +145,5 @@ def test_version_is_looked_up_under_the_distribution_name(capsys: pytest.Capture
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out.split() == ["tvbo", PYPROJECT["version"]]
+    captured = capsys.readouterr()  # argparse prints the message of parser.exit on stderr
+    assert (captured.out + captured.err).split() == ["tvbo", PYPROJECT["version"]]
