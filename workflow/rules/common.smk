@@ -19,8 +19,8 @@ try:
     from tvbo.config_check import check_config
 except ImportError as err:
     raise ImportError(
-        f"the tvbo package is not importable ({err}); install it with 'pip install -e .' "
-        "in the environment that runs snakemake"
+        f"the tvbo package is not importable ({err}); install it with 'pip install tvbo-lab' "
+        "(or 'pip install -e .' in a clone) in the environment that runs snakemake"
     ) from err
 
 # workflow.source_path: relative to THIS file, so the schema is found when the workflow is used as
