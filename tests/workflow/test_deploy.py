@@ -121,10 +121,13 @@ def test_snakedeploy_deployment_plans_its_own_config(tmp_path: Path) -> None:
     assert '"workflow/Snakefile"' in text
     snakefile.write_text(text.replace('"workflow/Snakefile"',
                                       repr(str(source / "workflow" / "Snakefile"))))
-    # the deployed folder's OWN config is planned: one seed instead of the default three
-    config = yaml.safe_load((dest / "config" / "config.yaml").read_text())
-    config["seeds"] = [0]
-    (dest / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    # the deployed folder's OWN config is planned: the default campaign under another name
+    deployed_config = dest / "config" / "config.yaml"
+    text = deployed_config.read_text()
+    assert re.search(r"^campaign: quickstart$", text, flags=re.M)
+    deployed_config.write_text(re.sub(r"^campaign: quickstart$", "campaign: deployed", text,
+                                      flags=re.M))
+    config = yaml.safe_load(deployed_config.read_text())
 
     env = {**os.environ, "PATH": os.pathsep.join([str(VENV_BIN), os.environ.get("PATH", "")])}
     dry = subprocess.run([str(VENV_BIN / "snakemake"), "-n"], cwd=dest, capture_output=True,
@@ -133,9 +136,10 @@ def test_snakedeploy_deployment_plans_its_own_config(tmp_path: Path) -> None:
     out = dry.stdout + dry.stderr
     counts = {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$",
                                                     out[out.index("Job stats:"):], flags=re.M)}
-    runs = len(config["benchmarks"]) * len(config["algorithms"]) * len(config["speeds"])
-    assert counts["simulate_run"] == runs
-    assert f"results/{config['campaign']}/campaign.nc" in out
+    runs = (len(config["benchmarks"]) * len(config["algorithms"]) * len(config["seeds"])
+            * len(config["speeds"]))
+    assert counts["simulate_run"] == runs == 90  # the default campaign: 3 x 10 x 3 x 1
+    assert "results/deployed/campaign.nc" in out and "results/quickstart/" not in out
     assert not (dest / "results").exists(), "a dry run writes nothing"
 
 
