@@ -20,5 +20,8 @@ if [ "${TVBO_FORCE_INSTALL:-0}" != 1 ] && [ -f "$stamp_file" ] && [ "$(cat "$sta
 fi
 rm -f "$stamp_file"
 .venv/bin/python -m pip install --quiet --upgrade pip
+# the distribution was called `tvbo` before it became `tvbo-lab` (PyPI's `tvbo` is another
+# project): drop an old install of that name from this private venv so one package owns `tvbo`
+.venv/bin/python -m pip uninstall --quiet --yes tvbo 2>/dev/null || true
 .venv/bin/python -m pip install --quiet -e ".[test]"
 echo "$stamp" > "$stamp_file"

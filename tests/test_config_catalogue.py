@@ -280,7 +280,7 @@ def test_run_shares_the_run_level_checks(tmp_path, capsys, extra, fragments) -> 
 def snakemake_dry_run(workdir: Path, config_text: str, *args: str):
     path = workdir / "study.yaml"
     path.write_text(config_text)
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow/Snakefile"), "--directory",
            str(workdir), "--configfile", str(path), "-n", "--cores", "1", *args]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO),
                                                         os.environ.get("PYTHONPATH", "")])}
@@ -321,7 +321,7 @@ def test_workflow_names_the_yaml_error_of_config_yaml(tmp_path) -> None:
     """config/config.yaml is parsed by the Snakefile: its YAML error names file and line."""
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text("campaign: x\nbenchmarks: [ackley\n")
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow/Snakefile"), "--directory",
            str(tmp_path), "-n", "--cores", "1"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)

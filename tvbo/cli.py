@@ -559,6 +559,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the tidy table of tvbo/results/export.py (its docstring documents the columns)."""
+    from tvbo.results.export import export_campaign
+
+    print(export_campaign(_load_campaign(args.campaign), args.out, args.format,
+                          per_iteration=args.per_iteration))
+    return 0
+
+
 def cmd_theory(args: argparse.Namespace) -> int:
     """Write the theory figures (n* curves, eps_c, upper bounds; PNG) and their numbers (CSV)."""
     from tvbo.analysis.theory_figures import write_theory
@@ -996,6 +1005,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--out", required=True, metavar="FILE.csv")
     p.set_defaults(func=cmd_runs)
+    p = sub.add_parser("export", help="write a campaign as a tidy long table (CSV or parquet)")
+    p.add_argument("campaign", metavar="CAMPAIGN.nc")
+    p.add_argument("--format", choices=("csv", "parquet"), help="default: the suffix of --out")
+    p.add_argument("--per-iteration", action="store_true", help="one row per query, not per run")
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.set_defaults(func=cmd_export)
     _add_theory_whatif(sub)
     _add_paper_figures(sub)
     _add_reproduce(sub)
@@ -1016,7 +1031,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("tvbo")
+        return version("tvbo-lab")  # the distribution name (PyPI's "tvbo" is another project)
     except PackageNotFoundError:
         return "(not installed)"
 

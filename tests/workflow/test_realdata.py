@@ -24,7 +24,7 @@ def test_realdata_study_runs_offline_from_the_mirror(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(config))
     result = subprocess.run(
-        [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+        [str(SNAKEMAKE), "-s", str(REPO / "workflow" / "Snakefile"), "--directory", str(tmp_path),
          "--configfile", str(path), "--cores", "2", "--quiet", "rules"],
         capture_output=True, text=True, timeout=900,
     )

@@ -70,7 +70,7 @@ def write_config(workdir: Path) -> Path:
 
 def snakemake_cmd(workdir: Path, *args: str) -> list[str]:
     return [
-        sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
+        sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow" / "Snakefile"),
         "--directory", str(workdir), "--configfile", str(write_config(workdir)),
         "--replace-workflow-config", *args,
     ]  # fmt: skip

@@ -63,7 +63,7 @@ def snakemake(
     """Run the repository's workflow in ``workdir``; on timeout interrupt it (cancels its jobs)."""
     path = workdir / "study.yaml"
     path.write_text(yaml.safe_dump(config))
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow" / "Snakefile"),
            "--directory", str(workdir), "--configfile", str(path), "--replace-workflow-config",
            *args]  # fmt: skip
     proc = subprocess.Popen(

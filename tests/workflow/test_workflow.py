@@ -1,9 +1,10 @@
 """Tests of the Snakemake workflow: the job grid, config validation before any job, lint.
 
-Snakemake runs in a subprocess with ``-s <repo>/Snakefile --directory <tmp>`` so that nothing is
-written into the repository. The configuration is written per test (from ``.test/config.yaml``
-with edits), and ``--configfile`` points at it; since ``config/config.yaml`` does not exist in the
-scratch directory, the test configuration is the whole configuration.
+Snakemake runs in a subprocess with ``-s <repo>/workflow/Snakefile --directory <tmp>`` so that
+nothing is written into the repository. The configuration is written per test (from
+``.test/config.yaml`` with edits), and ``--configfile`` points at it; since
+``config/config.yaml`` does not exist in the scratch directory, the test configuration is the
+whole configuration.
 
 The end-to-end run needs the real engine. PATH holds only the system directories, as when
 ``.venv/bin/snakemake`` is run without activating the venv: the workflow itself must find the
@@ -37,7 +38,7 @@ def snakemake(
     workdir: Path, config: dict[str, Any] | None, *args: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """Run snakemake on the repository's workflow in ``workdir`` with ``config`` (a dict)."""
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow" / "Snakefile")]
     cmd += ["--directory", str(workdir)]
     if config is not None:
         path = workdir / "test-config.yaml"

@@ -13,11 +13,11 @@ rule merge_runs:
         campaign="results/{campaign}/campaign.nc",
     log:
         "results/{campaign}/logs/merge_runs.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 2
     resources:
         runtime=15,
         mem_mb=6000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "tvbo merge {input:q} --out {output.campaign:q} --jobs {threads} > {log:q} 2>&1"

@@ -69,14 +69,14 @@ rule regret_tables:
         ),
     log:
         "results/{campaign}/logs/regret_tables.log",
-    params:
-        labels=label_options,
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         'tvbo table {input.campaign:q} --outdir "$(dirname {output.average_regret_csv:q})" '
         "{params.labels} > {log:q} 2>&1"
@@ -109,14 +109,14 @@ rule figures:
         ),
     log:
         "results/{campaign}/logs/figures.log",
-    params:
-        labels=label_options,
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         'MPLBACKEND=Agg tvbo figures {input.campaign:q} --outdir "$(dirname {output.regret:q})" '
         "{params.labels} > {log:q} 2>&1"
@@ -135,14 +135,14 @@ rule normalised_regret_figure:
         ),
     log:
         "results/{campaign}/logs/normalised_regret_figure.log",
-    params:
-        labels=label_options,
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
+    params:
+        labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none "
         '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
@@ -182,17 +182,17 @@ rule paper_comparison:
         ),
     log:
         "results/{campaign}/logs/paper_comparison_{paper}.log",
+    conda:
+        "../envs/tvbo.yaml"
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
     params:
         aliases=paper_alias_options,
         labels=label_options,
         # the report caption's "settings differ: ..." line (tvbo.analysis.settings_caveat)
         settings_caveat=lambda wildcards: config_caveat(config, wildcards.paper),
-    threads: 1
-    resources:
-        runtime=10,
-        mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper {wildcards.paper} "
         '{params.aliases} --outdir "$(dirname {output.csv:q})" {params.labels} > {log:q} 2>&1'

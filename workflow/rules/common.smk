@@ -10,7 +10,6 @@ import shlex
 import sys
 from pathlib import Path
 
-
 # -- validation: ONE validator, shared with `tvbo check-config` (tvbo/config_check.py) ----------
 # Schema (defaults filled in), finite numbers, seeds < 2**63, registry names, compute/profile/
 # polynomial, paper aliases, the grid size (confirm_large) and every part's options, each error
@@ -19,23 +18,28 @@ try:
     from tvbo.config_check import check_config
 except ImportError as err:
     raise ImportError(
-        f"the tvbo package is not importable ({err}); install it with 'pip install -e .' "
-        "in the environment that runs snakemake"
+        f"the tvbo package is not importable ({err}); install it with 'pip install tvbo-lab' "
+        "(or 'pip install -e .' in a clone) in the environment that runs snakemake"
     ) from err
 
+# workflow.source_path: relative to THIS file, so the schema is found when the workflow is used as
+# a module of a snakedeploy-ed folder too (workflow.basedir is then the deploying folder's).
 try:  # the parts' options are built once, by the main process (not again in every cluster job)
-    check_config(config, schema=Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
-                 options=getattr(workflow, "is_main_process", True))
+    check_config(
+        config,
+        schema=Path(workflow.source_path("../schemas/config.schema.yaml")),
+        options=getattr(workflow, "is_main_process", True),
+    )
 except ValueError as err:  # ConfigError: the one line alone, without a traceback
     print(err, file=sys.stderr)
     raise SystemExit(1) from None
 # -- end of validation ------------------------------------------------------------------------
 
 from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
+
 # The `tvbo run` flags of every run option come from its ONE declaration (tvbo/runspec.py):
 # workflow_values picks the options the workflow passes at a place, cli_args writes their flags.
 from tvbo.runspec import cli_args, workflow_values  # noqa: E402 (after the checks)
-
 
 # The rules call the `tvbo` console script. When snakemake is started as `.venv/bin/snakemake`
 # without activating the venv, that script is not on PATH; APPEND the interpreter's bin
@@ -61,8 +65,15 @@ def parallel_options(wildcards):
     match = re.fullmatch(r"_k(\d+)(o?)", wildcards.par)
     if match is None:
         return ""
-    return shlex.join(cli_args({"evaluators": int(match.group(1)), "overlap": bool(match.group(2)),
-                                "pending": config["pending"]}))
+    return shlex.join(
+        cli_args(
+            {
+                "evaluators": int(match.group(1)),
+                "overlap": bool(match.group(2)),
+                "pending": config["pending"],
+            }
+        )
+    )
 
 
 def speed_label(speed):
@@ -174,9 +185,7 @@ def simulate_options(wildcards):
         args += cli_args({"oracle_table": table})
     # label/variant only name the algorithm in tables and figures (label_options): kept out of
     # the run, so renaming a column never reruns a simulation
-    algorithm_options, _ = split_label_options(
-        config["algorithm_options"].get(wildcards.algorithm)
-    )
+    algorithm_options, _ = split_label_options(config["algorithm_options"].get(wildcards.algorithm))
     args += cli_args({"algorithm_options": algorithm_options or None})
     return shlex.join(args)
 
@@ -259,12 +268,16 @@ def _check_data(cfg):
             continue  # official URLs or an http(s) mirror: reachable only at run time
         if source == "intel":
             intel = cfg["data"]["intel"]
-            raw = [("data/raw/intel/data.txt.gz", intel["url"]),
-                   ("data/raw/intel/mote_locs.txt", intel["locs_url"])]
+            raw = [
+                ("data/raw/intel/data.txt.gz", intel["url"]),
+                ("data/raw/intel/mote_locs.txt", intel["locs_url"]),
+            ]
         else:
             template = cfg["data"]["ozone"]["url_template"]
-            raw = [(f"data/raw/ozone/daily_44201_{year}.zip", template.format(year=year))
-                   for year in cfg["data"]["ozone"]["years"]]
+            raw = [
+                (f"data/raw/ozone/daily_44201_{year}.zip", template.format(year=year))
+                for year in cfg["data"]["ozone"]["years"]
+            ]
         for local, url in raw:
             if Path(local).is_file():
                 continue
@@ -283,9 +296,9 @@ _check_data(config)
 
 def data_targets():
     """Every prepared field the data section configures (for `snakemake data_all`)."""
-    return expand(
-        "data/intel/intel_{date}.nc", date=config["data"]["intel"]["dates"]
-    ) + expand("data/ozone/ozone_{tag}.nc", tag=config["data"]["ozone"]["tag"])
+    return expand("data/intel/intel_{date}.nc", date=config["data"]["intel"]["dates"]) + expand(
+        "data/ozone/ozone_{tag}.nc", tag=config["data"]["ozone"]["tag"]
+    )
 
 
 def campaign_config_yaml(wildcards):
@@ -307,8 +320,9 @@ def paper_comparisons():
             paper = paper_for_cost_table(config["cost_table"])
         if paper in chosen:
             continue
-        pairs = shared_pairs(paper, config["benchmarks"], config["algorithms"],
-                             config["paper_aliases"])
+        pairs = shared_pairs(
+            paper, config["benchmarks"], config["algorithms"], config["paper_aliases"]
+        )
         if pairs:
             chosen.append(paper)
     return chosen
@@ -356,8 +370,12 @@ def final_outputs():
         "results/{campaign}/comparison/{paper}/{name}",
         campaign=CAMPAIGN,
         paper=PAPER_COMPARISONS,
-        name=["paper_vs_tvbo.csv", "paper_vs_tvbo.md", "paper_vs_tvbo.tex",
-              "normalised_regret.png"],
+        name=[
+            "paper_vs_tvbo.csv",
+            "paper_vs_tvbo.md",
+            "paper_vs_tvbo.tex",
+            "normalised_regret.png",
+        ],
     )
     extra = expand(
         ["results/{campaign}/tables/runs.csv", "results/{campaign}/config.yaml"],
@@ -382,8 +400,15 @@ def temperature_day_rows():
         match = re.search(r"(\d{4}-\d{2}-\d{2})", Path(path).name)
         used = match.group(1) if match else "unknown (a user-prepared file)"
         paper = PAPER_INTEL_DAYS.get(benchmark, "")
-        rows.append({"benchmark": benchmark, "paper_day": paper, "day_used": used,
-                     "substitute": "yes" if used != paper else "no", "data_file": path})
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "paper_day": paper,
+                "day_used": used,
+                "substitute": "yes" if used != paper else "no",
+                "data_file": path,
+            }
+        )
     return rows
 
 

@@ -21,6 +21,8 @@ rule data_download_intel:
         manifest="data/raw/intel/data.txt.gz.manifest.json",
     log:
         "data/logs/download_intel.log",
+    conda:
+        "../../environment.yml"
     params:
         url=config["data"]["intel"]["url"],
         sha256=config["data"]["intel"]["sha256"],
@@ -29,8 +31,6 @@ rule data_download_intel:
         mirror_files=config["data"]["mirror_files"],
         timeout=config["data"]["timeout"],
         retries=config["data"]["retries"],
-    conda:
-        "../../environment.yml"
     shell:
         "tvbo data download --url {params.url:q} --dest {output.data:q}"
         " --sha256 {params.sha256} --size {params.size} --mirror {params.mirror:q}"
@@ -44,6 +44,8 @@ rule data_download_intel_locs:
         manifest="data/raw/intel/mote_locs.txt.manifest.json",
     log:
         "data/logs/download_intel_locs.log",
+    conda:
+        "../../environment.yml"
     params:
         url=config["data"]["intel"]["locs_url"],
         sha256=config["data"]["intel"]["locs_sha256"],
@@ -52,8 +54,6 @@ rule data_download_intel_locs:
         mirror_files=config["data"]["mirror_files"],
         timeout=config["data"]["timeout"],
         retries=config["data"]["retries"],
-    conda:
-        "../../environment.yml"
     shell:
         "tvbo data download --url {params.url:q} --dest {output.locs:q}"
         " --sha256 {params.sha256} --size {params.size} --mirror {params.mirror:q}"
@@ -69,6 +69,8 @@ rule data_download_ozone:
         "data/logs/download_ozone_{year}.log",
     wildcard_constraints:
         year=r"\d{4}",
+    conda:
+        "../../environment.yml"
     params:
         # Snakemake formats string params with the wildcards: "{year}" becomes the year here.
         url=config["data"]["ozone"]["url_template"],
@@ -76,8 +78,6 @@ rule data_download_ozone:
         mirror_files=config["data"]["mirror_files"],
         timeout=config["data"]["timeout"],
         retries=config["data"]["retries"],
-    conda:
-        "../../environment.yml"
     shell:
         "tvbo data download --url {params.url:q}"
         " --year {wildcards.year} --dest {output.zip:q} --mirror {params.mirror:q}"
@@ -95,13 +95,13 @@ rule data_prepare_intel:
         "data/logs/prepare_intel_{date}.log",
     wildcard_constraints:
         date=r"\d{4}-\d{2}-\d{2}",
+    conda:
+        "../../environment.yml"
     params:
         bin_minutes=config["data"]["intel"]["bin_minutes"],
         coverage=config["data"]["intel"]["coverage"],
         temperature_range=config["data"]["intel"]["temperature_range"],
         normalise=config["data"]["intel"]["normalise"],
-    conda:
-        "../../environment.yml"
     shell:
         "tvbo data prepare-intel --data {input.data:q} --locs {input.locs:q}"
         " --dates {wildcards.date} --bin-minutes {params.bin_minutes}"
@@ -111,13 +111,13 @@ rule data_prepare_intel:
 
 rule data_prepare_ozone:
     input:
-        expand(
-            "data/raw/ozone/daily_44201_{year}.zip", year=config["data"]["ozone"]["years"]
-        ),
+        expand("data/raw/ozone/daily_44201_{year}.zip", year=config["data"]["ozone"]["years"]),
     output:
         expand("data/ozone/ozone_{tag}.nc", tag=config["data"]["ozone"]["tag"]),
     log:
         expand("data/logs/prepare_ozone_{tag}.log", tag=config["data"]["ozone"]["tag"]),
+    conda:
+        "../../environment.yml"
     params:
         years=config["data"]["ozone"]["years"],
         cbsa=config["data"]["ozone"]["cbsa"],
@@ -130,8 +130,6 @@ rule data_prepare_ozone:
         fill=config["data"]["ozone"]["fill"],
         start=config["data"]["ozone"]["start"],
         end=config["data"]["ozone"]["end"],
-    conda:
-        "../../environment.yml"
     shell:
         "tvbo data prepare-ozone --inputs {input:q} --years {params.years}"
         " --cbsa {params.cbsa:q} --bbox {params.bbox} --coverage {params.coverage}"

@@ -38,12 +38,12 @@ rule fit_health:
         ),
     log:
         "results/{campaign}/logs/fit_health.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         'MPLBACKEND=Agg tvbo fit-health {input.campaign:q} --outdir "$(dirname {output.table:q})" '
         "> {log:q} 2>&1"

@@ -6,7 +6,5 @@
 def fit_health_outputs():
     """Every output of the fit-health rule, for every campaign."""
     return [
-        path
-        for pattern in rules.fit_health.output
-        for path in expand(pattern, campaign=CAMPAIGN)
+        path for pattern in rules.fit_health.output for path in expand(pattern, campaign=CAMPAIGN)
     ]

@@ -14,14 +14,14 @@ rule oracle_table:
         "results/{campaign}/logs/oracle/{benchmark}.log",
     benchmark:
         "results/{campaign}/benchmarks/oracle/{benchmark}.tsv"
-    params:
-        options=oracle_options,
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=30,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
+    params:
+        options=oracle_options,
     shell:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads} "
         "tvbo oracle --benchmark {wildcards.benchmark:q} {params.options} "

@@ -24,12 +24,12 @@ rule paper_figures_sparq:
         ),
     log:
         "results/{campaign}/logs/paper_figures_sparq.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     params:
         labels=label_options,
     shell:
@@ -71,12 +71,12 @@ rule paper_figures_pegpucb:
         ),
     log:
         "results/{campaign}/logs/paper_figures_pegpucb.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     params:
         labels=label_options,
     shell:
@@ -104,15 +104,14 @@ rule paper_figures_boke:
         ),
     log:
         "results/{campaign}/logs/paper_figures_boke.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     params:
         labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
         '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
-

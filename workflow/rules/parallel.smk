@@ -31,12 +31,12 @@ rule parallel_whatif_figures:
         ),
     log:
         "results/{campaign}/logs/parallel_whatif_figures.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo parallel-whatif {input.campaign:q} "
         '--outdir "$(dirname {output.summary:q})" > {log:q} 2>&1'

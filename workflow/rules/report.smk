@@ -14,12 +14,12 @@ rule runs_table:
         ),
     log:
         "results/{campaign}/logs/runs_table.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "tvbo runs {input.campaign:q} --out {output.runs:q} > {log:q} 2>&1"
 
@@ -34,9 +34,9 @@ rule campaign_config:
         ),
     log:
         "results/{campaign}/logs/campaign_config.log",
+    localrule: True
     params:
         text=campaign_config_yaml,
-    localrule: True
     run:
         with open(output.config, "w") as out:
             out.write(params.text)

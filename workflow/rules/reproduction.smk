@@ -20,11 +20,11 @@ rule reproduction:
         ),
     log:
         "results/logs/reproduction.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=4000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "tvbo reproduce --spec {input.spec:q} --results results --out {output:q} > {log:q} 2>&1"

@@ -4,7 +4,8 @@
 
 
 #: the reproduction spec beside the workflow (not a workflow config: tvbo/analysis/reproduction_spec.py)
-REPRODUCTION_SPEC = str(Path(workflow.basedir) / "config" / "reproduction.yaml")
+#: (source_path: relative to this file, so a snakedeploy-ed module finds it in the workflow's source)
+REPRODUCTION_SPEC = str(workflow.source_path("../../config/reproduction.yaml"))
 
 
 def reproduction_campaigns():

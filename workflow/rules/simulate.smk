@@ -24,15 +24,15 @@ if config["runs_per_job"] == 1:
         benchmark:
             "results/{campaign}/benchmarks/simulate/{benchmark}/{algorithm}/"
             "seed{seed}_speed{speed}{par}.tsv"
-        params:
-            options=simulate_options,
-            parallel=parallel_options,
+        conda:
+            "../envs/tvbo.yaml"
         threads: 1
         resources:
             runtime=60,
             mem_mb=2000,
-        conda:
-            "../envs/tvbo.yaml"
+        params:
+            options=simulate_options,
+            parallel=parallel_options,
         shell:
             # BLAS threads pinned to the job's threads: the cores a scheduler grants are the
             # cores the linear algebra uses (and `measured` compute times stay comparable).
@@ -58,16 +58,16 @@ else:
             benchmark:
                 f"results/{{campaign}}/benchmarks/simulate/{{benchmark}}/{{algorithm}}/"
                 f"{group_label(_seeds)}_speed{{speed}}{{par}}.tsv"
-            params:
-                options=simulate_options,
-                parallel=parallel_options,
-                seeds=" ".join(str(s) for s in _seeds),
+            conda:
+                "../envs/tvbo.yaml"
             threads: 1
             resources:
                 runtime=60 * len(_seeds),
                 mem_mb=2000,
-            conda:
-                "../envs/tvbo.yaml"
+            params:
+                options=simulate_options,
+                parallel=parallel_options,
+                seeds=" ".join(str(s) for s in _seeds),
             shell:
                 "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
                 "MKL_NUM_THREADS={threads} "

@@ -13,8 +13,8 @@ rule temperature_day:
         ),
     log:
         "results/{campaign}/logs/temperature_day.log",
+    localrule: True
     params:
         rows=temperature_day_rows(),
-    localrule: True
     run:
         write_temperature_day(output.table, log[0], params.rows)

@@ -36,11 +36,11 @@ rule theory_figures:
         ),
     log:
         "results/{campaign}/logs/theory_figures.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=1000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         'MPLBACKEND=Agg tvbo theory --outdir "$(dirname {output.data:q})" > {log:q} 2>&1'

@@ -38,12 +38,12 @@ rule whatif_figures:
         ),
     log:
         "results/{campaign}/logs/whatif_figures.log",
+    conda:
+        "../envs/tvbo.yaml"
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    conda:
-        "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo whatif {input.campaign:q} "
         '--outdir "$(dirname {output.summary:q})" > {log:q} 2>&1'
