@@ -122,11 +122,35 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "bayes-prior": AlgorithmInfo("Bayes prior"),
     "regret-balancing": AlgorithmInfo("Regret balancing"),
     "random-search": AlgorithmInfo("Random search"),
+    "centre": AlgorithmInfo("Centre"),
+    "best-static": AlgorithmInfo("Best static"),
     "boke": AlgorithmInfo("BOKE"),
     "boke-plus": AlgorithmInfo("BOKE+"),
     "kr-ucb": AlgorithmInfo("KR-UCB"),
     "tv-boke": AlgorithmInfo("TV-BOKE"),
 }
+
+
+#: reference policies: floor rows, not competitors. They consult no model (``centre``,
+#: ``best-static`` do no computation at all; ``random-search`` none beyond drawing a point), run
+#: through the same engine and metrics, and show per benchmark what a useless algorithm scores
+#: (``random-search``, ``centre``) and how much of the difficulty is time variation
+#: (``best-static``: the best fixed point, chosen with hindsight from the oracle). Tables render
+#: them as floor rows and keep them out of rankings/orderings (tvbo.algorithms.reference).
+REFERENCE_POLICIES: tuple[str, ...] = ("random-search", "centre", "best-static")
+#: what each reference policy is, for captions and the report
+REFERENCE_MEANINGS: dict[str, str] = {
+    "random-search": "a uniformly random point of the domain at every query",
+    "centre": "always the centre of the domain",
+    "best-static": "the single point maximising the time-average of f(x, t) over the horizon, "
+    "chosen with hindsight from the oracle",
+}
+
+
+def is_reference_policy(name: str, spec: Mapping[str, Any] | None = None) -> bool:
+    """Whether campaign algorithm ``name`` (or the preset its ``spec`` names) is a floor row."""
+    base = str((spec or {}).get("preset") or name)
+    return base in REFERENCE_POLICIES
 
 
 def check_variant(variant: Any, where: str = "variant") -> str | None:
