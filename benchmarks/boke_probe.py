@@ -8,7 +8,8 @@ noise-free, cost 0), one JSON line per run on stdout (and in ``--out``) with
   box's faces;
 * ``centre_distance``: mean max-norm distance of those queries from the box's centre (where
   sphere6's optimum is), 0.5 = on a face;
-* ``bandwidth`` and ``beta`` at the last step (BOKE's state).
+* ``bandwidth`` and ``beta`` at the last step (BOKE's state);
+* ``improved_after_warmup``: whether any post-warm-up query beat the best warm-up point.
 
 The variants change one of the two constants the paper does not give (spec_boke.md §2.7-§2.8):
 the bandwidth constant c of Scott's rule and the sub-Gaussian scale of Theorem 4.13's beta.
@@ -35,6 +36,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "boke-noise-scale-0.01": ("boke", {"acquisition": {"noise_scale": 0.01}}),
     "boke-bandwidth-x0.3": ("boke", {"surrogate": {"bandwidth_scale": 0.3 * np.sqrt(1 / 12)}}),
     "boke-plus": ("boke-plus", {}),
+    # Theorem 4.13's beta with the true sub-Gaussian scale of a noise-free problem: 0
+    "boke-beta-0": ("boke", {"acquisition": {"beta": 0.0}}),
     "gp-ucb": ("gp-ucb", {}),
 }
 
@@ -55,6 +58,7 @@ def run(variant: str, benchmark: str, seed: int) -> dict[str, Any]:
     return {
         "benchmark": benchmark, "variant": variant, "seed": seed,
         "simple_regret": float(np.max(f_star) - np.max(f)),
+        "improved_after_warmup": bool(np.max(f[~warm]) > np.max(f[warm])),
         "boundary_share": float(np.mean(np.any((X < 0.01) | (X > 0.99), axis=1))),
         "centre_distance": float(np.mean(np.abs(X - 0.5).max(axis=1))),
         **state, "wall_s": round(time.perf_counter() - start, 1),
