@@ -9,7 +9,12 @@ import pytest
 
 from tvbo.algorithms import make
 from tvbo.algorithms.base import ProblemInfo
-from tvbo.algorithms.display import REFERENCE_POLICIES, display_name, is_reference_policy
+from tvbo.algorithms.display import (
+    REFERENCE_POLICIES,
+    display_name,
+    is_reference_policy,
+    reference_caption,
+)
 from tvbo.analysis.metrics import average_regret
 from tvbo.api import simulate
 from tvbo.benchmarks import make as make_benchmark
@@ -129,3 +134,7 @@ def test_reference_policies_are_declared_for_tables() -> None:
     assert is_reference_policy("my-floor", {"preset": "centre"})
     assert display_name("centre") == "Centre"
     assert display_name("best-static") == "Best static"
+    caption = reference_caption(["gp-ucb", "centre", "best-static"])
+    assert caption.startswith("Reference policies (floor rows, not competitors")
+    assert "Centre = always the centre of the domain" in caption and "GP-UCB" not in caption
+    assert reference_caption(["gp-ucb", "bolt"]) == ""

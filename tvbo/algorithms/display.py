@@ -153,6 +153,25 @@ def is_reference_policy(name: str, spec: Mapping[str, Any] | None = None) -> boo
     return base in REFERENCE_POLICIES
 
 
+def reference_caption(keys: Iterable[str],
+                      specs: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """One caption sentence naming the floor rows among ``keys`` and what each queries, or "".
+
+    "Reference policies (floor rows, not competitors; kept out of rankings): Centre = always
+    the centre of the domain; ..." -- for a table or figure that shows them.
+    """
+    specs = specs or {}
+    present = [k for k in dict.fromkeys(keys) if is_reference_policy(k, specs.get(k))]
+    if not present:
+        return ""
+    parts = []
+    for key in present:
+        base = str((specs.get(key) or {}).get("preset") or key)
+        parts.append(f"{display_name(key, specs.get(key))} = {REFERENCE_MEANINGS[base]}")
+    return ("Reference policies (floor rows, not competitors; kept out of rankings): "
+            + "; ".join(parts) + ".")
+
+
 def check_variant(variant: Any, where: str = "variant") -> str | None:
     """``variant`` if it is one of :data:`VARIANTS` or None; a ValueError lists them otherwise."""
     if variant is None or variant in VARIANTS:
