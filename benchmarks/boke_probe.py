@@ -19,14 +19,12 @@ the bandwidth constant c of Scott's rule and the sub-Gaussian scale of Theorem 4
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from probe_lines import emit, probe_parser
 
 #: variant name -> (registry name, algorithm options)
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -66,21 +64,13 @@ def run(variant: str, benchmark: str, seed: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = probe_parser(__doc__.splitlines()[0], list(VARIANTS))
     parser.add_argument("--benchmarks", nargs="+", default=["sphere6"])
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4, 5])
-    parser.add_argument("--out", type=Path, default=None, help="append JSON lines here")
     args = parser.parse_args(argv)
     for benchmark in args.benchmarks:
         for variant in args.variants:
             for seed in args.seeds:
-                line = json.dumps(run(variant, benchmark, seed), sort_keys=True)
-                print(line, flush=True)
-                if args.out is not None:
-                    args.out.parent.mkdir(parents=True, exist_ok=True)
-                    with args.out.open("a") as handle:
-                        handle.write(line + "\n")
+                emit(run(variant, benchmark, seed), args.out)
     return 0
 
 

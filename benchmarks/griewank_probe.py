@@ -25,13 +25,13 @@ centre in some coordinate (exploration outliers).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from probe_lines import emit
 
 #: benchmark readings: name -> Griewank options (None = the published box on all six axes)
 READINGS: dict[str, dict[str, Any]] = {
@@ -97,7 +97,7 @@ def floors(args: argparse.Namespace) -> list[dict[str, Any]]:
                 rows.append({"experiment": "floors", "reading": reading, "options": options,
                              "algorithm": policy, "seed": seed, **_record(ds, bench),
                              "wall_s": round(time.perf_counter() - start, 1)})
-                _emit(rows[-1], args.out)
+                emit(rows[-1], args.out)
     return rows
 
 
@@ -112,7 +112,7 @@ def factors(args: argparse.Namespace) -> list[dict[str, Any]]:
             try:  # a factor may not apply (w-dbo-paper's GPyTorch fit has no bounds to move)
                 make(algorithm, **algorithm_options)
             except ValueError as err:
-                _emit({"experiment": "factors", "factor": name, "algorithm": algorithm,
+                emit({"experiment": "factors", "factor": name, "algorithm": algorithm,
                        "skipped": str(err)}, args.out)
                 continue
             for seed in args.seeds:
@@ -123,16 +123,8 @@ def factors(args: argparse.Namespace) -> list[dict[str, Any]]:
                 rows.append({"experiment": "factors", "factor": name, "algorithm": algorithm,
                              "seed": seed, **_record(ds, bench),
                              "wall_s": round(time.perf_counter() - start, 1)})
-                _emit(rows[-1], args.out)
+                emit(rows[-1], args.out)
     return rows
-
-
-def _emit(row: dict[str, Any], out: Path | None) -> None:
-    line = json.dumps(row, sort_keys=True)
-    print(line, flush=True)
-    if out is not None:
-        with out.open("a") as handle:
-            handle.write(line + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,8 +137,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--factors", nargs="+", default=list(FACTORS), choices=list(FACTORS))
     parser.add_argument("--out", type=Path, default=None, help="append JSON lines here")
     args = parser.parse_args(argv)
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
     (floors if args.experiment == "floors" else factors)(args)
     return 0
 
