@@ -45,6 +45,18 @@ def _campaign(tmp_path: Path, scale: dict[str, float] | None = None) -> xr.Datas
     return merge_runs(paths)
 
 
+def test_summary_never_names_a_floor_row_the_best(tmp_path: Path, monkeypatch) -> None:
+    from tvbo.algorithms import display
+
+    campaign = _campaign(tmp_path, scale={"bolt": 1e-3})  # bolt far below gp_ucb
+    before = best_per_benchmark(campaign)
+    assert "bolt" in {r["algorithm"] for r in before}
+    # declared a floor row (a reference policy), it is never named the best
+    monkeypatch.setattr(display, "REFERENCE_POLICIES", ("bolt",))
+    after = best_per_benchmark(campaign)
+    assert len(after) == len(before) and {r["algorithm"] for r in after} == {"gp_ucb"}
+
+
 # -- item 13: the regret figure ------------------------------------------------------------------
 def test_log_scale_is_chosen_only_when_the_data_span_decades() -> None:
     assert choose_log_scale(np.array([0.01, 0.1, 1.0, 10.0]))

@@ -54,7 +54,13 @@ for name in presets.PRESETS:
     defined["presets"][name] = "tvbo.algorithms.presets"
 import tvbo.algorithms as algorithms
 algorithms.load_all()
-defined["classes"] = {}
+from tvbo.algorithms.base import Algorithm
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+defined["classes"] = {c.name: c.__module__ + ":" + c.__qualname__ for c in _subclasses(Algorithm)
+                      if c.__module__.startswith("tvbo.algorithms.") and c.__dict__.get("name")}
 defined["custom"] = sorted(algorithms._CUSTOM)
 print(json.dumps(defined))
 """

@@ -180,6 +180,13 @@ ALGORITHMS: tuple[Entry, ...] = (
          PEGPUCB),
         ("random-search", f"{_ALG}.pegpucb", "uniform random queries", PEGPUCB),
     ]),
+    # reference policies (floor rows, not competitors: tvbo.algorithms.reference)
+    *_table("class", [
+        ("centre", f"{_ALG}.reference:CentrePolicy",
+         "reference policy: always the centre of the domain", TVBO),
+        ("best-static", f"{_ALG}.reference:BestStaticPolicy",
+         "reference policy: the best fixed point in hindsight (max time-average of f)", TVBO),
+    ]),
 )
 
 #: algorithm parts, named ``role/kind`` (the spec keys of presets and ablations)

@@ -154,10 +154,12 @@ def start_message(config: Mapping[str, Any], cores: int | None, root: str | Path
 
 # -- the end --------------------------------------------------------------------------------------
 def best_per_benchmark(campaign: Any) -> list[dict[str, Any]]:
-    """Per (benchmark[, speed]) and metric: the algorithm with the lowest mean, mean ± s.e., n.
+    """Per (benchmark[, speed]) and metric: the algorithm with the lowest mean, mean ± s.e., n
+    (reference policies, the floor rows, only when nothing else ran).
 
     Rows: benchmark, speed (or None), metric, algorithm, label (display name), mean, se, n.
     """
+    from tvbo.algorithms.display import is_reference_policy
     from tvbo.analysis.context import campaign_labels
     from tvbo.analysis.tables import available_metrics, summary_table
 
@@ -172,6 +174,9 @@ def best_per_benchmark(campaign: Any) -> list[dict[str, Any]]:
         several_speeds = "speed" in table.columns and table["speed"].nunique() > 1
         for key, group in table.groupby(keys, sort=False):
             key = key if isinstance(key, tuple) else (key,)
+            # floor rows (reference policies) are not competitors: never "the best"
+            rivals = group[~group["algorithm"].astype(str).map(is_reference_policy)]
+            group = rivals if len(rivals) else group
             best = group.sort_values(["mean", "algorithm"], kind="stable").iloc[0]
             rows.append({
                 "benchmark": str(key[0]),

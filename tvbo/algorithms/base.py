@@ -70,6 +70,10 @@ class Algorithm(ABC):
 
     #: registry name, e.g. "gp-ucb"
     name: ClassVar[str] = ""
+    #: True for a policy that does no computation by design (the reference policies ``centre``
+    #: and ``best-static``, :mod:`tvbo.algorithms.reference`): reporting no work is then honest,
+    #: and a compute model that refuses work-free algorithms must accept it
+    compute_free: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.work = WorkCounter()
@@ -87,6 +91,10 @@ class Algorithm(ABC):
         if clock is not None:
             self.clock = clock
         self._setup()
+
+    def attach_oracle(self, benchmark) -> None:  # noqa: B027 - optional hook
+        """Called by the engine before :meth:`setup` with the benchmark itself. Only reference
+        policies computed from the oracle (``best-static``) use it; an algorithm must not."""
 
     def _setup(self) -> None:  # noqa: B027 - optional hook
         """Subclass hook: build surrogates once the problem is known."""

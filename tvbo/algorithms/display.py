@@ -122,11 +122,54 @@ ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "bayes-prior": AlgorithmInfo("Bayes prior"),
     "regret-balancing": AlgorithmInfo("Regret balancing"),
     "random-search": AlgorithmInfo("Random search"),
+    "centre": AlgorithmInfo("Centre"),
+    "best-static": AlgorithmInfo("Best static"),
     "boke": AlgorithmInfo("BOKE"),
     "boke-plus": AlgorithmInfo("BOKE+"),
     "kr-ucb": AlgorithmInfo("KR-UCB"),
     "tv-boke": AlgorithmInfo("TV-BOKE"),
 }
+
+
+#: reference policies: floor rows, not competitors. They consult no model (``centre``,
+#: ``best-static`` do no computation at all; ``random-search`` none beyond drawing a point), run
+#: through the same engine and metrics, and show per benchmark what a useless algorithm scores
+#: (``random-search``, ``centre``) and how much of the difficulty is time variation
+#: (``best-static``: the best fixed point, chosen with hindsight from the oracle). Tables render
+#: them as floor rows and keep them out of rankings/orderings (tvbo.algorithms.reference).
+REFERENCE_POLICIES: tuple[str, ...] = ("random-search", "centre", "best-static")
+#: what each reference policy is, for captions and the report
+REFERENCE_MEANINGS: dict[str, str] = {
+    "random-search": "a uniformly random point of the domain at every query",
+    "centre": "always the centre of the domain",
+    "best-static": "the single point maximising the time-average of f(x, t) over the horizon, "
+    "chosen with hindsight from the oracle",
+}
+
+
+def is_reference_policy(name: str, spec: Mapping[str, Any] | None = None) -> bool:
+    """Whether campaign algorithm ``name`` (or the preset its ``spec`` names) is a floor row."""
+    base = str((spec or {}).get("preset") or name)
+    return base in REFERENCE_POLICIES
+
+
+def reference_caption(keys: Iterable[str],
+                      specs: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """One caption sentence naming the floor rows among ``keys`` and what each queries, or "".
+
+    "Reference policies (floor rows, not competitors; kept out of rankings): Centre = always
+    the centre of the domain; ..." -- for a table or figure that shows them.
+    """
+    specs = specs or {}
+    present = [k for k in dict.fromkeys(keys) if is_reference_policy(k, specs.get(k))]
+    if not present:
+        return ""
+    parts = []
+    for key in present:
+        base = str((specs.get(key) or {}).get("preset") or key)
+        parts.append(f"{display_name(key, specs.get(key))} = {REFERENCE_MEANINGS[base]}")
+    return ("Reference policies (floor rows, not competitors; kept out of rankings): "
+            + "; ".join(parts) + ".")
 
 
 def check_variant(variant: Any, where: str = "variant") -> str | None:

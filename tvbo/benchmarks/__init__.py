@@ -16,6 +16,8 @@ Options of the synthetic benchmarks:
 ``oracle_grid_step`` float, time step (s) of the cached f* grid (default 1.0)
 ``time_range``       [lo, hi] | None, the range t in [0, H] sweeps on the time coordinate
                      (None: the function's own box; see tvbo.benchmarks.synthetic)
+``spatial_range``    [lo, hi] | None, the range every spatial coordinate sweeps (None: the
+                     published box; a reading option, e.g. Griewank on [-5, 5])
 
 Lazy by design: names come from the static catalogue :mod:`tvbo.registry`, and ``make`` imports
 only the module of the benchmark it builds (``shekel`` does not import xarray or pandas for the
@@ -105,6 +107,7 @@ SYNTHETIC_OPTIONS: tuple[str, ...] = (
     "noise_var",
     "oracle_grid_step",
     "time_range",
+    "spatial_range",
 )
 
 
@@ -217,6 +220,7 @@ def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
             **params,
             oracle_grid_step=opts.get("oracle_grid_step", 1.0),
             time_range=opts.get("time_range"),
+            spatial_range=opts.get("spatial_range"),
         )
 
     build.__doc__ = f"Build the {cls.name!r} benchmark; options: {', '.join(SYNTHETIC_OPTIONS)}."

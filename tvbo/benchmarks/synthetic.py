@@ -38,12 +38,21 @@ class SyntheticBenchmark(Benchmark):
     lower: ClassVar[tuple[float, ...]] = ()
     upper: ClassVar[tuple[float, ...]] = ()
 
-    def __init__(self, *, time_range: tuple[float, float] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, time_range: tuple[float, float] | None = None,
+                 spatial_range: tuple[float, float] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._lo = np.asarray(self.lower, float)
         self._span = np.asarray(self.upper, float) - self._lo
         if self._lo.shape != (self.d + 1,):
             raise TypeError(f"{type(self).__name__}: bounds must have d + 1 = {self.d + 1} entries")
+        #: the range [lo, hi] every spatial coordinate sweeps; None: the published box. A
+        #: reading option (Griewank: the papers' row matches a small box, see the README)
+        self.spatial_range: tuple[float, float] | None = None
+        if spatial_range is not None:
+            lo_s, hi_s = check_time_range(spatial_range, self.name, "spatial_range")
+            self.spatial_range = (lo_s, hi_s)
+            self._lo[: self.d] = lo_s
+            self._span[: self.d] = hi_s - lo_s
         #: the range [lo_t, hi_t] that t in [0, H] sweeps on the time coordinate; None: the
         #: function's own box (the papers' domain covers all d + 1 coordinates, spec §8.3)
         self.time_range: tuple[float, float] | None = None
@@ -77,27 +86,37 @@ class SyntheticBenchmark(Benchmark):
     def domain(self) -> dict[str, Any]:
         pairs = [[float(a), float(b)] for a, b in zip(self.lower, self.upper, strict=True)]
         time = pairs[-1] if self.time_range is None else [float(v) for v in self.time_range]
-        return {"spatial": pairs[:-1], "time": time, "time_seconds": [0.0, self.horizon]}
+        spatial = pairs[:-1] if self.spatial_range is None else [
+            [float(v) for v in self.spatial_range] for _ in range(self.d)]
+        return {"spatial": spatial, "time": time, "time_seconds": [0.0, self.horizon]}
+
+    def _origin(self) -> np.ndarray | None:
+        """Normalised x of the spatial origin z_s = 0, or None if the box excludes it."""
+        x = -self._lo[: self.d] / self._span[: self.d]
+        return x if np.all((x >= 0.0) & (x <= 1.0)) else None
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()
         out["objective"] = "maximise f(x, t) = -raw(z); z original coordinates, time last"
         if self.time_range is not None:  # recorded only when set: older runs stay as they are
             out["time_range"] = [float(v) for v in self.time_range]
+        if self.spatial_range is not None:
+            out["spatial_range"] = [float(v) for v in self.spatial_range]
         return out
 
 
-def check_time_range(value: Any, benchmark: str) -> tuple[float, float]:
-    """``time_range`` as two finite floats lo < hi, or a ValueError naming the option."""
+def check_time_range(value: Any, benchmark: str, option: str = "time_range"
+                     ) -> tuple[float, float]:
+    """``value`` as two finite floats lo < hi, or a ValueError naming the ``option``."""
     try:
         lo_t, hi_t = (float(v) for v in value)
     except (TypeError, ValueError):
         raise ValueError(
-            f"benchmark {benchmark!r}: time_range must be two numbers [lo, hi], got {value!r}"
+            f"benchmark {benchmark!r}: {option} must be two numbers [lo, hi], got {value!r}"
         ) from None
     if not (np.isfinite(lo_t) and np.isfinite(hi_t) and lo_t < hi_t):
         raise ValueError(
-            f"benchmark {benchmark!r}: time_range must be finite with lo < hi, got {value!r}"
+            f"benchmark {benchmark!r}: {option} must be finite with lo < hi, got {value!r}"
         )
     return lo_t, hi_t
 
@@ -237,8 +256,8 @@ class Ackley(SyntheticBenchmark):
         e2 = np.exp(np.sum(np.cos(self.c * z), axis=-1) / n)
         return g1 + e2[..., None] * self.c * np.sin(self.c * z) / n
 
-    def exact_argmax(self, t: float) -> np.ndarray:
-        return np.full(self.d, 0.5)
+    def exact_argmax(self, t: float) -> np.ndarray | None:
+        return self._origin()  # x = 1/2 on the published box; None if a range excludes 0
 
 
 # -- Griewank -------------------------------------------------------------------------------
@@ -278,7 +297,7 @@ class Griewank(SyntheticBenchmark):
         return float(np.cos(zt / np.sqrt(self.d + 1)))
 
     def exact_argmax(self, t: float) -> np.ndarray | None:
-        return np.full(self.d, 0.5) if self._time_cos(t) >= 0 else None
+        return self._origin() if self._time_cos(t) >= 0 else None
 
     def candidate_starts(self, t: float) -> np.ndarray:
         rows = [np.zeros(self.d)]
@@ -349,7 +368,8 @@ class Schwefel(SyntheticBenchmark):
     lower = (-500.0,) * 4
     upper = (500.0,) * 4
     oracle_exact = True
-    _coordinate_argmax: ClassVar[float | None] = None
+    #: (lo, span) of a spatial coordinate -> its argmax of g (one 1-D solve per box)
+    _coordinate_argmax: ClassVar[dict[tuple[float, float], float]] = {}
 
     def raw(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, float)
@@ -360,16 +380,17 @@ class Schwefel(SyntheticBenchmark):
         return -(np.sin(s) + 0.5 * s * np.cos(s))
 
     def exact_argmax(self, t: float) -> np.ndarray:
-        cls = type(self)
-        if cls._coordinate_argmax is None:
-            lo, span = self._lo[0], self._span[0]
+        lo, span = float(self._lo[0]), float(self._span[0])
+        cache = type(self)._coordinate_argmax
+        if (lo, span) not in cache:
 
             def g(X: np.ndarray) -> np.ndarray:
                 z = lo + span * X[:, 0]
                 return z * np.sin(np.sqrt(np.abs(z)))
 
-            cls._coordinate_argmax = float(maximise_1d(g, kinks=np.array([0.5]))[0][0])
-        return np.full(self.d, cls._coordinate_argmax)
+            kinks = np.array([-lo / span]) if lo < 0 < lo + span else None
+            cache[(lo, span)] = float(maximise_1d(g, kinks=kinks)[0][0])
+        return np.full(self.d, cache[(lo, span)])
 
 
 # -- Powell ---------------------------------------------------------------------------------

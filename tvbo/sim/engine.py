@@ -382,6 +382,7 @@ class Engine:
             check_parallel(self.algorithm, self.options)
             self.algorithm.configure_parallel(self.options.evaluators,
                                               make_pending(self.options.pending))
+        self.algorithm.attach_oracle(self.benchmark)  # used by reference policies only
         self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
                              clock=lambda: self.env.now)
         self._drain_fits(0, "setup", self.env.now)
