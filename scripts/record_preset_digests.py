@@ -9,11 +9,17 @@ Re-record only for a deliberate change of results (a bug fixed), named in the co
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
 
-from tvbo.testing.preset_grid import digest_dataset, grid, run
+# the conditions of the test that checks them (tests/conftest.py): one BLAS thread (a threaded
+# reduction rounds differently) and, through `import tvbo`, the pinned OpenBLAS kernel
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from tvbo.testing.preset_grid import digest_dataset, grid, run  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "preset_digests.json"
 
