@@ -196,6 +196,11 @@ def simulate(
     }
     if table_record is not None:  # provenance; the values are those the run would have built
         config["oracle_table"] = table_record
+    from tvbo.plugins import record as plugin_record
+
+    plugin = plugin_record(algo.name)
+    if plugin is not None:  # provenance, and the label reports show without loading the plugin
+        config["algorithm"]["plugin"] = plugin
     ds.attrs.update(
         title=f"tvbo run: {algo.name} on {bench.name}, seed {seed}",
         Conventions="CF-1.11",

@@ -181,6 +181,21 @@ def _all_names(kind: str) -> list[str]:
     return algorithms.names()
 
 
+def load_plugins(args: argparse.Namespace) -> None:
+    """Load the ``--plugin`` modules and the installed plugin entry points (:mod:`tvbo.plugins`)
+    before any name is checked: a bad plugin is one line naming it, before anything runs."""
+    from tvbo import plugins
+
+    plugins.load(getattr(args, "plugin", None) or ())
+
+
+def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="import this plugin module (defines TVBO_ALGORITHMS / TVBO_BENCHMARKS; "
+                   "see tvbo.plugins) before anything else; repeatable. Installed plugin "
+                   "packages (entry points tvbo.algorithms / tvbo.benchmarks) need no flag")
+
+
 def check_name(kind: str, name: str, valid: Sequence[str]) -> None:
     """Raise :class:`UsageError` naming ``name`` and listing ``valid`` if it is not in them."""
     if name not in valid:
@@ -253,7 +268,9 @@ def _check_run_args(args: argparse.Namespace) -> None:
     """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation: names, then the
     ONE check of the run options (:func:`tvbo.runspec.check_run_options`, as the API and the
     config validator use it: compute vs polynomial vs profile, time-grid step vs horizon, seed
-    range, pending strategy, evaluators/overlap vs the algorithm)."""
+    range, pending strategy, evaluators/overlap vs the algorithm). Plugins are loaded first."""
+    if getattr(args, "plugin", None):
+        load_plugins(args)
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
         check_name("benchmark", args.benchmark, _all_names("benchmark"))
     # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
@@ -380,11 +397,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     ``--names`` prints bare names, one per line (for scripts). Reads only the static catalogue
     (:mod:`tvbo.registry`), so it imports no benchmark or algorithm module.
     """
-    from tvbo import registry
+    from tvbo import plugins, registry
 
+    load_plugins(args)
+    found = {section: {n: plugins.find(section, n) for n in plugins.names(section)}
+             for section in plugins.ENTRY_POINT_GROUPS}
     sources: dict[str, Callable[[], Sequence[str]]] = {
-        "benchmarks": benchmark_names,
-        "algorithms": algorithm_names,
+        "benchmarks": lambda: sorted({*benchmark_names(), *found["benchmarks"]}),
+        "algorithms": lambda: sorted({*algorithm_names(), *found["algorithms"]}),
         "compute": compute_models,
         "profiles": profile_names,
     }
@@ -394,7 +414,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     def line(kind: str, name: str) -> str:
         if args.names:
             return name
-        item = registry.entry(kind, name)
+        item = registry.entry(kind, name) or found.get(kind, {}).get(name)
         if item is None:  # registered at run time: no catalogue text
             return name
         return f"{name:<{width}}  {item.description}  [{item.citation}]"
@@ -640,7 +660,10 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
 # -- tvbo oracle: the shared f*(t) table (tvbo.benchmarks.oracle_table) --------------------------
 def cmd_oracle(args: argparse.Namespace) -> int:
     """Build one benchmark configuration's f*(t) table and write it atomically."""
-    check_name("benchmark", args.benchmark, benchmark_names())
+    if args.plugin:
+        load_plugins(args)
+    if args.benchmark not in benchmark_names():  # maybe a plugin's: the complete list
+        check_name("benchmark", args.benchmark, _all_names("benchmark"))
     from tvbo.api import write_oracle
 
     started = time.monotonic()
@@ -673,6 +696,7 @@ def _add_oracle(sub: argparse._SubParsersAction) -> None:
         if opt.workflow == "benchmark":
             _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no summary line on stderr")
+    _add_plugin_flag(p)
     p.set_defaults(func=cmd_oracle)
 # -- fit-health (a separate block: its command and its parser) -----------------------------------
 def _unit_share(text: str) -> float:
@@ -800,6 +824,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         if opt.cli_flag is not None and opt.name != "seed":
             _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _add_plugin_flag(p)
 
 
 def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
@@ -878,6 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("what", nargs="?", choices=LISTABLE, help="what to list (default: all)")
     p.add_argument("--names", action="store_true", help="bare names only, one per line")
+    _add_plugin_flag(p)
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("calibrate", help="fit a hardware profile for the counted compute model")

@@ -20,7 +20,9 @@ The checks, in order (the first failure is reported):
 4. the run options (:func:`tvbo.runspec.check_run_options`): seeds below :data:`SEED_LIMIT`
    (the run file stores the seed as an int64 coordinate), compute vs polynomial vs profile, the
    profile exists and parses, time_grid_step <= horizon, a known pending strategy;
-5. names against the tvbo registries (benchmarks, algorithms, ablation presets), labels and
+5. the ``plugins`` modules and installed plugin entry points are loaded (:mod:`tvbo.plugins`: a
+   bad plugin is named with its cause), then names against the tvbo registries (benchmarks,
+   algorithms -- plugins' included --, ablation presets), labels and
    variants, the noise protocols and ``paper_aliases``;
 6. the size of the grid: more than :data:`LARGE_GRID_RUNS` runs needs ``confirm_large: true``
    (the message gives the number of runs and a rough wall-time estimate, :func:`estimate_wall`);
@@ -369,6 +371,16 @@ def _check_registry_names(cfg: Mapping[str, Any]) -> None:
             raise _fail(f"algorithm_options {name!r}: {err}") from None
 
 
+def _load_plugins(cfg: Mapping[str, Any]) -> None:
+    """Import the ``plugins`` modules and the installed plugin entry points (tvbo.plugins)."""
+    from tvbo import plugins
+
+    try:
+        plugins.load(cfg.get("plugins") or ())
+    except plugins.PluginError as err:
+        raise _fail(f"plugins: {err}") from None
+
+
 def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
     """A known protocol, and never beside an explicit noise_var (two sources for one number)."""
     from tvbo.benchmarks.noise import NOISE_PROTOCOLS
@@ -577,6 +589,7 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     _check_finite(cfg)
     schema = _load_schema(schema)
     _check_schema(cfg, schema)
+    _load_plugins(cfg)  # before any name is checked: plugin names are valid names
     _check_run_options(cfg, build=False)  # seeds < 2**63 before the names, as before
     _check_registry_names(cfg)
     _check_noise_protocols(cfg)

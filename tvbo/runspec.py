@@ -364,6 +364,8 @@ CLI_ONLY: dict[str, str] = {
     "out": "the run file(s) to write",
     "quiet": "no progress on stderr",
     "seeds": "tvbo run-many's seeds: the seed option, one run per value",
+    "plugin": "plugin modules to import first (tvbo.plugins): they add names, they are not a "
+              "setting of the run (the config key plugins is passed by the workflow)",
 }
 
 _BY_NAME: dict[str, RunOption] = {o.name: o for o in RUN_SPEC}

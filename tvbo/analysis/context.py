@@ -113,6 +113,19 @@ def recorded_algorithm_options(campaign: xr.Dataset) -> dict[str, dict]:
     return out
 
 
+def recorded_plugin_labels(campaign: xr.Dataset) -> dict[str, str]:
+    """``{algorithm key: display name}`` of the plugin algorithms (:mod:`tvbo.plugins`), as
+    their runs recorded it: a report labels them without importing the plugin."""
+    runs = runs_table(campaign)
+    configs = _run_values(campaign, runs, "config_json")
+    out: dict[str, str] = {}
+    for algorithm, text in zip(runs["algorithm"], configs, strict=True):
+        plugin = _json(text).get("algorithm", {}).get("plugin")
+        if isinstance(plugin, dict) and isinstance(plugin.get("display"), str):
+            out.setdefault(str(algorithm), plugin["display"])
+    return out
+
+
 def campaign_labels(
     campaign: xr.Dataset, overrides: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, str]:
@@ -131,6 +144,9 @@ def campaign_labels(
         overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
     overrides = {str(k): dict(v) for k, v in overrides.items()}
     resolved = recorded_algorithm_options(campaign)
+    for key, display in recorded_plugin_labels(campaign).items():
+        if key in keys and "label" not in overrides.get(key, {}):
+            overrides.setdefault(key, {})["label"] = display  # a plugin's own display name
     known = set(names())
     for key in keys:
         if key not in resolved and key not in known and "preset" not in overrides.get(key, {}):

@@ -6,7 +6,8 @@ The engine asks a model for the duration of every phase of every iteration. Thre
     deterministic: the phase's *work counts* (see :mod:`tvbo.work`) times the coefficients of
     a hardware profile. The same seed gives bit-identical runs on any machine.
 ``measured``
-    the CPU (thread) time the phase really took on this machine. Realistic, not reproducible.
+    the CPU time the phase really took on this machine, all threads of the process (not GPU
+    time, not other processes). Realistic, not reproducible.
 ``polynomial``
     the response time is given explicitly as ``R(n) = c + a0 + a1 n + a2 n^2 + ...``: each
     post-warm-up ``propose`` is charged ``sum_i a_i n^i`` seconds for dataset size ``n`` and every
@@ -32,6 +33,9 @@ class ComputeModel(ABC):
     """Converts one phase of computation into virtual seconds."""
 
     name: str
+    #: whether the model prices reported work (the engine then refuses an algorithm that reports
+    #: none after warm-up, unless it declares ``compute_free``): only ``counted``
+    requires_work: bool = False
 
     def __init__(self, speed: float = 1.0) -> None:
         # finite: speed = inf would make every computation free, silently (NaN fails "> 0")
@@ -73,6 +77,7 @@ class CountedModel(ComputeModel):
     """Work counts times hardware-profile coefficients: deterministic virtual time."""
 
     name = "counted"
+    requires_work = True
 
     def __init__(self, profile: HardwareProfile, speed: float = 1.0) -> None:
         super().__init__(speed)
@@ -86,7 +91,16 @@ class CountedModel(ComputeModel):
 
 
 class MeasuredModel(ComputeModel):
-    """The thread CPU time of each phase on this machine."""
+    """The CPU time of each phase on this machine, summed over every thread of the process.
+
+    The clock is ``time.process_time()`` (:meth:`tvbo.work.WorkCounter.phase`): user + system
+    CPU time of all threads of this process, so BLAS/OpenMP and torch worker threads are
+    charged (``time.thread_time()`` of the calling thread missed them). What it cannot see:
+    time on a GPU or another device (a CUDA kernel runs while the CPU waits or idles), work done
+    by other processes (a solver server, a subprocess), and time spent waiting (I/O, sleep,
+    network); and it does charge any unrelated thread of the process that runs during the
+    phase. Two threads busy for 1 s each are charged 2 s: CPU time, not wall time.
+    """
 
     name = "measured"
 
@@ -94,7 +108,7 @@ class MeasuredModel(ComputeModel):
         return cpu_seconds
 
     def describe(self) -> dict:
-        return {"model": self.name, "speed": self.speed, "clock": "time.thread_time"}
+        return {"model": self.name, "speed": self.speed, "clock": "time.process_time"}
 
 
 class PolynomialModel(ComputeModel):

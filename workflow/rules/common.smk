@@ -161,14 +161,20 @@ def oracle_table_file(wildcards):
     return [ORACLE_PATTERN.format(campaign=wildcards.campaign, benchmark=wildcards.benchmark)]
 
 
+def plugin_args():
+    """`--plugin MODULE` for every config `plugins` module (tvbo.plugins): each job imports them,
+    as the validator above did, so a plugin's names mean the same in every process."""
+    return [arg for module in config.get("plugins") or [] for arg in ("--plugin", module)]
+
+
 def oracle_options(wildcards):
     """The flags of `tvbo oracle` for one benchmark configuration, shell-quoted."""
-    return shlex.join(benchmark_configuration_args(wildcards.benchmark))
+    return shlex.join(plugin_args() + benchmark_configuration_args(wildcards.benchmark))
 
 
 def simulate_options(wildcards):
     """The campaign-wide and per-name options of `tvbo run`, shell-quoted, as one string."""
-    args = cli_args(workflow_values(config, "campaign"))
+    args = plugin_args() + cli_args(workflow_values(config, "campaign"))
     args += benchmark_configuration_args(wildcards.benchmark)
     for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
         args += cli_args({"oracle_table": table})
