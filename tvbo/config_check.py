@@ -41,7 +41,10 @@ The checks, in order (the first failure is reported):
    named by the options does not exist yet (``OSError``, e.g. PE-GP-UCB's prior days) is not
    judged here: the names and values checked before the file is read still are. Last, with
    k > 1 evaluators or overlap in the grid, every algorithm is built once more and
-   :func:`tvbo.runspec.check_run_options` checks it can run that way.
+   :func:`tvbo.runspec.check_run_options` checks it can run that way;
+8. under ``compute: counted``, every plugin algorithm of the grid is run for a few iterations
+   (:func:`tvbo.sim.work_probe.probe_work`): one that reports no work is refused (it would be
+   charged 0 s), with the message naming ``measured`` and ``polynomial``.
 
 Layering: this module sits below ``tvbo.cli`` and the workflow; it imports ``tvbo.algorithms``,
 ``tvbo.benchmarks``, ``tvbo.sim`` and ``tvbo.analysis.published`` lazily and nothing below
@@ -381,6 +384,37 @@ def _load_plugins(cfg: Mapping[str, Any]) -> None:
         raise _fail(f"plugins: {err}") from None
 
 
+def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
+    """Under ``compute: counted``, every plugin algorithm of the grid must report its work (or
+    declare ``compute_free``): probed for a few iterations on the grid's first benchmark that
+    needs no data file (tvbo.sim.work_probe), so a campaign is refused before any job rather
+    than at each job's first iteration. Built-in algorithms are checked by the test suite."""
+    if cfg.get("compute", "counted") != "counted":
+        return
+    from tvbo import plugins
+
+    grid_plugins = [name for name in cfg["algorithms"]
+                    if plugins.find("algorithms", name) is not None]
+    benchmark = next((b for b in cfg["benchmarks"] if b not in DATA_BENCHMARKS), None)
+    if not grid_plugins or benchmark is None:
+        return
+    from tvbo.algorithms import make
+    from tvbo.algorithms.display import split_label_options
+    from tvbo.benchmarks import make as make_benchmark
+    from tvbo.sim.work_probe import probe_work
+
+    overrides = cfg["benchmark_options"].get(benchmark, {})
+    for name in grid_plugins:
+        bench = make_benchmark(benchmark, horizon=cfg["horizon"], cost_table=cfg["cost_table"],
+                               cost=overrides.get("cost"), noise_var=overrides.get("noise_var"),
+                               **dict(overrides.get("options", {})))
+        algorithm = make(name, **split_label_options(cfg["algorithm_options"].get(name))[0])
+        try:
+            probe_work(bench, algorithm)
+        except ValueError as err:
+            raise _fail(f"algorithms: {err}") from None
+
+
 def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
     """A known protocol, and never beside an explicit noise_var (two sources for one number)."""
     from tvbo.benchmarks.noise import NOISE_PROTOCOLS
@@ -578,7 +612,7 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     """Validate ``cfg`` IN PLACE (schema defaults are filled in) and return it.
 
     ``schema``: the JSON Schema (a path or the parsed mapping; default :func:`schema_path`).
-    ``options=False`` skips building the parts (step 7 of the module docstring).
+    ``options=False`` skips building the parts (steps 7 and 8 of the module docstring).
     Raises :class:`ConfigError` with one line naming the field, the value and what is valid.
     """
     if not isinstance(cfg, dict):
@@ -598,4 +632,5 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)
         _check_run_options(cfg, build=True)  # evaluators/overlap vs the algorithms built
+        _check_plugins_report_work(cfg)
     return cfg
