@@ -161,6 +161,11 @@ def simulate(
         header = load_oracle_table(bench, oracle_table).header
         table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
     algo = build_algorithm()
+    replayed = getattr(model, "algorithm", "")  # a response-time model describes ONE algorithm
+    if replayed and algo.name and replayed != algo.name:
+        raise ValueError(f"profile {str(profile)!r} is the response-time model of {replayed!r}, "
+                         f"not of {algo.name!r}: calibrate {algo.name!r} from its own measured "
+                         "runs (tvbo calibrate --from-runs)")
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
     with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded

@@ -429,8 +429,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    """Fit a hardware profile (work -> seconds) on this machine and write it as YAML."""
+    """Fit a hardware profile (work -> seconds) on this machine and write it as YAML; with
+    ``--from-runs``, a response-time model R_p(n) of one algorithm from its measured runs."""
     out = Path(args.out)
+    if args.from_runs:
+        if args.emulate:
+            raise UsageError("--from-runs and --emulate are two different calibrations; give one")
+        from tvbo.sim.calibrate_runs import calibrate_from_runs
+
+        print(calibrate_from_runs(args.from_runs, out, degree=args.degree, name=args.name))
+        return 0
     targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
     from tvbo.sim.threads import limit_blas_threads
@@ -927,6 +935,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--algorithm", default="w-dbo", help="algorithm priced by --emulate")
     p.add_argument("--description", help="description stored in the profile (with --emulate)")
+    p.add_argument(
+        "--from-runs", nargs="+", metavar="RUN.nc|DIR",
+        help="instead of timing this machine, fit a response-time model R_p(n) per phase "
+        "(non-negative polynomial, with its fit error) to one algorithm's runs made with "
+        "--compute measured (files, or folders searched for *.nc); replay it with --compute "
+        "polynomial --profile OUT")
+    p.add_argument("--degree", type=nonnegative_int, default=2, metavar="D",
+                   help="degree of each R_p(n) with --from-runs (0-3, default 2)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")
