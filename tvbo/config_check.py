@@ -44,7 +44,9 @@ The checks, in order (the first failure is reported):
    :func:`tvbo.runspec.check_run_options` checks it can run that way;
 8. under ``compute: counted``, every plugin algorithm of the grid is run for a few iterations
    (:func:`tvbo.sim.work_probe.probe_work`): one that reports no work is refused (it would be
-   charged 0 s), with the message naming ``measured`` and ``polynomial``.
+   charged 0 s), with the message naming ``measured`` and ``polynomial``; the compute model is
+   the algorithm's own where ``compute_per_algorithm`` gives one (checked after step 5: valid,
+   and a mix ``tvbo merge`` accepts -- counted beside replayed response-time models).
 
 Layering: this module sits below ``tvbo.cli`` and the workflow; it imports ``tvbo.algorithms``,
 ``tvbo.benchmarks``, ``tvbo.sim`` and ``tvbo.analysis.published`` lazily and nothing below
@@ -71,8 +73,10 @@ __all__ = [
     "README",
     "SECONDS_PER_RUN",
     "SEED_LIMIT",
+    "COMPUTE_KEYS",
     "ConfigError",
     "check_config",
+    "compute_values",
     "estimate_wall",
     "exit_on_yaml_error",
     "grid_size",
@@ -384,17 +388,74 @@ def _load_plugins(cfg: Mapping[str, Any]) -> None:
         raise _fail(f"plugins: {err}") from None
 
 
+#: the run options an entry of ``compute_per_algorithm`` sets (the others keep the campaign's)
+COMPUTE_KEYS: tuple[str, ...] = ("compute", "profile", "polynomial")
+
+
+def compute_values(cfg: Mapping[str, Any], algorithm: str) -> dict[str, Any]:
+    """The compute options of ``algorithm``'s runs: its ``compute_per_algorithm`` entry (absent
+    keys: counted's defaults) or, without one, the campaign's ``compute``/``profile``/
+    ``polynomial`` (what the workflow passes to its jobs)."""
+    entry = (cfg.get("compute_per_algorithm") or {}).get(algorithm)
+    if entry is None:
+        return {key: cfg.get(key, "counted" if key == "compute" else None)
+                for key in COMPUTE_KEYS}
+    return {"compute": entry.get("compute", "counted"), "profile": entry.get("profile"),
+            "polynomial": entry.get("polynomial")}
+
+
+def _check_compute_per_algorithm(cfg: Mapping[str, Any]) -> None:
+    """Each entry names an algorithm of the grid and is a valid compute setting; with entries,
+    the campaign's runs must be mergeable: ``counted`` (one profile) beside replays (``polynomial``
+    with a response-time model), as ``tvbo merge`` accepts -- refused here, before any job,
+    rather than by the merge after all of them."""
+    entries = cfg.get("compute_per_algorithm") or {}
+    if not entries:
+        return
+    from tvbo.runspec import check_run_options
+
+    for name in entries:
+        if name not in cfg["algorithms"]:
+            raise _fail(f"compute_per_algorithm: {name!r} is not an algorithm of the grid; "
+                        f"algorithms: {', '.join(cfg['algorithms'])}")
+    kinds: dict[str, str] = {}
+    for name in cfg["algorithms"]:
+        values = compute_values(cfg, name)
+        try:
+            check_run_options(values, style="api")
+        except ValueError as err:
+            where = f"compute_per_algorithm.{name}" if name in entries else "compute"
+            raise _fail(f"{where}: {err}") from None
+        replay = values["compute"] == "polynomial" and values["polynomial"] is None
+        if replay:
+            from tvbo.sim.calibrate_runs import load_response_model
+
+            modelled = load_response_model(values["profile"]).get("algorithm")
+            if modelled != name:
+                raise _fail(f"compute_per_algorithm.{name}.profile {values['profile']!r} is the "
+                            f"response-time model of {modelled!r}, not of {name!r}")
+        kinds[name] = ("replay" if replay else
+                       f"counted with profile {values['profile'] or 'default'}"
+                       if values["compute"] == "counted" else values["compute"])
+    others = sorted({k for k in kinds.values() if k != "replay"})
+    if len(others) > 1 or (len(others) == 1 and "replay" in kinds.values()
+                           and not others[0].startswith("counted")):
+        shown = ", ".join(f"{a}: {k}" for a, k in kinds.items())
+        raise _fail(f"compute_per_algorithm: the runs could not be merged ({shown}); a campaign "
+                    "mixes only counted runs (one profile) with replayed response-time models "
+                    "(compute: polynomial, profile: R.yaml from tvbo calibrate --from-runs)")
+
+
 def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
     """Under ``compute: counted``, every plugin algorithm of the grid must report its work (or
     declare ``compute_free``): probed for a few iterations on the grid's first benchmark that
     needs no data file (tvbo.sim.work_probe), so a campaign is refused before any job rather
     than at each job's first iteration. Built-in algorithms are checked by the test suite."""
-    if cfg.get("compute", "counted") != "counted":
-        return
     from tvbo import plugins
 
     grid_plugins = [name for name in cfg["algorithms"]
-                    if plugins.find("algorithms", name) is not None]
+                    if compute_values(cfg, name)["compute"] == "counted"
+                    and plugins.find("algorithms", name) is not None]
     benchmark = next((b for b in cfg["benchmarks"] if b not in DATA_BENCHMARKS), None)
     if not grid_plugins or benchmark is None:
         return
@@ -626,6 +687,7 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     _load_plugins(cfg)  # before any name is checked: plugin names are valid names
     _check_run_options(cfg, build=False)  # seeds < 2**63 before the names, as before
     _check_registry_names(cfg)
+    _check_compute_per_algorithm(cfg)
     _check_noise_protocols(cfg)
     _check_paper_aliases(cfg)
     if options:

@@ -134,3 +134,36 @@ def test_replayed_runs_merge_with_counted_runs_under_a_caveat(plugin, tmp_path: 
         merge_runs([replay, again])
     with xr.open_dataset(replay) as ds:
         assert json.loads(ds.attrs["compute_model_json"])["replay"]["file"] == str(model)
+
+
+def test_a_campaign_replays_one_algorithm_beside_counted_ones(plugin, tmp_path: Path,
+                                                              capsys) -> None:
+    """compute_per_algorithm: checked before any job, and only mixes `tvbo merge` accepts."""
+    from tvbo.config_check import ConfigError, check_config, compute_values
+
+    measured = _measured(tmp_path / "runs", seeds=(0,))
+    model = tmp_path / "R.yaml"
+    assert _calibrate(capsys, "--from-runs", *map(str, measured), "--out", str(model))[0] == 0
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+    def config(**per_algorithm) -> dict:
+        return {"campaign": "c", "benchmarks": ["drifting-peak"], "plugins": [MODULE],
+                "algorithms": ["ask-tell-es", "gp-ucb"], "compute_per_algorithm": per_algorithm}
+
+    good = check_config(config(**{"ask-tell-es": {"compute": "polynomial",
+                                                  "profile": str(model)}}), schema=schema)
+    assert compute_values(good, "ask-tell-es") == {"compute": "polynomial",
+                                                   "profile": str(model), "polynomial": None}
+    assert compute_values(good, "gp-ucb")["compute"] == "counted"
+    for per_algorithm, message in [
+        ({"ask-tell-es": {"compute": "measured"}}, "the runs could not be merged"),
+        ({"gp-ucb": {"compute": "polynomial", "profile": str(model)}},
+         "response-time model of 'ask-tell-es', not of 'gp-ucb'"),
+        ({"nope": {"compute": "measured"}}, "'nope' is not an algorithm of the grid"),
+        ({"ask-tell-es": {"compute": "polynomial"}}, "must be set exactly when compute is"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            check_config(config(**per_algorithm), schema=schema)
+    # without a replay, the plugin under counted is refused before any job (it reports no work)
+    with pytest.raises(ConfigError, match="'ask-tell-es' reported no work"):
+        check_config(config(), schema=schema)
