@@ -151,3 +151,39 @@ def test_list_shows_plugins_with_their_description(clean_plugins, capsys) -> Non
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("ask-tell-es"))
     assert "(1+1)-ES through its ask/tell interface" in line
     assert "[example plugin: ask_tell_example]" in line
+
+
+def _distribution(site: Path, entry_points: str) -> None:
+    """A fake installed distribution in ``site`` declaring ``entry_points`` (importlib.metadata
+    finds it on sys.path like any pip-installed package)."""
+    info = site / "fake_tvbo_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-tvbo-plugin\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+
+
+@pytest.mark.parametrize(("entry_points", "cause"), [
+    ("[tvbo.algorithms]\nbroken = no_such_module_xyz:Thing\n",
+     "plugin 'broken' (entry point broken = no_such_module_xyz:Thing): does not import"),
+    ("[tvbo.algorithms]\nbolt = ask_tell_example.tvbo_plugin:AskTellES\n",
+     "'bolt' is already a built-in tvbo algorithm"),
+    ("[tvbo.benchmarks]\nnot-a-bench = ask_tell_example.tvbo_plugin:AskTellES\n",
+     "AskTellES is not a subclass of tvbo's Benchmark"),
+])
+def test_bad_entry_points_are_named(clean_plugins, capsys, entry_points: str,
+                                    cause: str) -> None:
+    _distribution(clean_plugins, entry_points)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["list"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1 and cause in err, err
+
+
+def test_entry_points_are_found_without_any_flag(clean_plugins) -> None:
+    _distribution(clean_plugins, "[tvbo.algorithms]\nes-entry = "
+                  "ask_tell_example.tvbo_plugin:AskTellES\n")
+    algorithm = algorithms.make("es-entry")  # no --plugin: found through its entry point
+    assert algorithm.name == "es-entry"
+    assert plugins.find("algorithms", "es-entry").source == (
+        "entry point es-entry = ask_tell_example.tvbo_plugin:AskTellES")

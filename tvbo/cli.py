@@ -394,8 +394,10 @@ def _print_final_regrets(ds: Any, *, quiet: bool) -> None:
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the catalogue: one line per name with its description and citation.
 
-    ``--names`` prints bare names, one per line (for scripts). Reads only the static catalogue
-    (:mod:`tvbo.registry`), so it imports no benchmark or algorithm module.
+    ``--names`` prints bare names, one per line (for scripts). Reads the static catalogue
+    (:mod:`tvbo.registry`), so it imports no built-in benchmark or algorithm module, and the
+    plugins (:mod:`tvbo.plugins`: installed entry points and ``--plugin`` modules), which it
+    does import: a bad plugin is one line naming it.
     """
     from tvbo import plugins, registry
 
