@@ -564,12 +564,16 @@ def _check_profile(where: str, profile: str | os.PathLike, *, replay: bool = Fal
         return
     import yaml
 
-    from tvbo.sim.calibrate_runs import load_response_model
+    from tvbo.sim.calibrate_runs import is_response_model, load_response_model
     from tvbo.sim.profiles import load_profile
 
     try:
         if replay:
             load_response_model(profile)
+        elif is_response_model(profile):
+            raise ValueError("a response-time model (tvbo calibrate --from-runs), not a hardware "
+                             "profile: replay it with compute polynomial and no polynomial "
+                             "coefficients")
         else:
             load_profile(profile)
     except (ValueError, OSError, yaml.YAMLError) as err:

@@ -211,8 +211,11 @@ def load_response_model(path: str | os.PathLike) -> dict[str, Any]:
     """The response-time model in ``path``, checked (ValueError names the file and the fault)."""
     import yaml
 
-    data = yaml.safe_load(Path(path).read_text())
     where = f"response-time model {str(path)!r}"
+    if not Path(path).is_file():
+        raise ValueError(f"{where}: no such file (with compute polynomial, the profile is a "
+                         "YAML file written by tvbo calibrate --from-runs)")
+    data = yaml.safe_load(Path(path).read_text())
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise ValueError(f"{where}: not written by tvbo calibrate --from-runs (kind: {KIND})")
     phases = data.get("phases")
