@@ -120,7 +120,8 @@ def recorded_plugin_labels(campaign: xr.Dataset) -> dict[str, str]:
     configs = _run_values(campaign, runs, "config_json")
     out: dict[str, str] = {}
     for algorithm, text in zip(runs["algorithm"], configs, strict=True):
-        plugin = _json(text).get("algorithm", {}).get("plugin")
+        recorded = _json(text).get("algorithm")  # a dict in run files (a name in old fixtures)
+        plugin = recorded.get("plugin") if isinstance(recorded, dict) else None
         if isinstance(plugin, dict) and isinstance(plugin.get("display"), str):
             out.setdefault(str(algorithm), plugin["display"])
     return out
@@ -186,8 +187,9 @@ def campaign_setting(campaign: xr.Dataset) -> dict[str, Any]:
             error = (replay.get("fit_error") or {}).values()
             worst = max((float(e.get("relative_rmse", 0.0)) for e in error
                          if isinstance(e, dict)), default=float("nan"))
-            plugin = (config.get("algorithm") or {}).get("plugin") or {}
-            label = plugin.get("display") or replay.get("algorithm") or "?"
+            recorded = config.get("algorithm")
+            plugin = recorded.get("plugin") if isinstance(recorded, dict) else None
+            label = (plugin or {}).get("display") or replay.get("algorithm") or "?"
             replayed[str(label)] = worst
         if isinstance(compute, dict):
             models.add(str(compute.get("model", "")))
