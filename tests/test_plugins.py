@@ -183,7 +183,8 @@ def test_bad_entry_points_are_named(clean_plugins, capsys, entry_points: str,
 def test_entry_points_are_found_without_any_flag(clean_plugins) -> None:
     _distribution(clean_plugins, "[tvbo.algorithms]\nes-entry = "
                   "ask_tell_example.tvbo_plugin:AskTellES\n")
-    algorithm = algorithms.make("es-entry")  # no --plugin: found through its entry point
+    assert "es-entry" in cli._all_names("algorithm")  # no --plugin: its entry point
+    algorithm = algorithms.make("es-entry")
     assert algorithm.name == "es-entry"
     assert plugins.find("algorithms", "es-entry").source == (
         "entry point es-entry = ask_tell_example.tvbo_plugin:AskTellES")

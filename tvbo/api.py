@@ -69,11 +69,25 @@ def write_oracle(
     """
     from tvbo.benchmarks.oracle_table import build_oracle_table, write_oracle_table
 
+    _load_plugins_for(benchmark, None)
     check_run_options({"horizon": horizon, "cost_table": cost_table, "cost": cost,
                        "noise_var": noise_var, "benchmark_options": benchmark_options})
     bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                             noise_var=noise_var, benchmark_options=benchmark_options)
     return write_oracle_table(build_oracle_table(bench), out)
+
+
+def _load_plugins_for(benchmark: object, algorithm: object) -> None:
+    """A name that is not a built-in may be an installed plugin's: load the entry points."""
+    from tvbo import registry
+    from tvbo.benchmarks import normalise_name
+
+    builtin = {normalise_name(e.name) for e in registry.BENCHMARKS}
+    if (isinstance(algorithm, str) and registry.entry("algorithms", algorithm) is None) or (
+            isinstance(benchmark, str) and normalise_name(benchmark) not in builtin):
+        from tvbo import plugins
+
+        plugins.load()
 
 
 def simulate(
@@ -134,6 +148,7 @@ def simulate(
     """
     arguments = dict(locals())  # first: exactly the keywords, every run option among them
     run_options = {o.name: arguments[o.name] for o in RUN_SPEC}
+    _load_plugins_for(benchmark, algorithm)
     built: list[Algorithm] = []
 
     def build_algorithm() -> Algorithm:

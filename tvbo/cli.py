@@ -170,6 +170,9 @@ def profile_names() -> list[str]:
 
 def _all_names(kind: str) -> list[str]:
     """Names registered at run time too (plug-ins; catalogue gaps): imports every module."""
+    from tvbo import plugins
+
+    plugins.load()  # the installed plugins' names (entry points)
     if kind == "benchmark":
         from tvbo import benchmarks
 

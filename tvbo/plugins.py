@@ -46,6 +46,11 @@ workflow). A bad plugin stops tvbo before any run with one line naming it and th
 
 This module imports only the standard library at import time (``tvbo list`` stays lean); the
 plugin objects, and tvbo's base classes to check them, are imported when plugins are loaded.
+It sits with the entry points (CLI, API, config check): loading a plugin registers its names
+with :func:`tvbo.algorithms.register` / :func:`tvbo.benchmarks.register`, so the algorithm and
+benchmark layers never import it. The entry points load the installed plugins whenever a name
+is not a built-in one (``tvbo run``, :func:`tvbo.simulate`, ``tvbo oracle``, ``tvbo list``,
+``check-config``).
 """
 
 from __future__ import annotations
@@ -179,11 +184,18 @@ def _add(plugin: Plugin) -> None:
                           f"taken by {old.source}")
     if old is None:
         table[plugin.name] = plugin
+        # into tvbo's run-time registries: make() and names() then know the plugin's names
         if plugin.section == "algorithms":
+            from tvbo import algorithms
             from tvbo.algorithms.display import ALGORITHM_INFO, register_display
 
+            algorithms.register(plugin.name, plugin.build)
             if plugin.name not in ALGORITHM_INFO:
                 register_display(plugin.name, plugin.display)
+        else:
+            from tvbo import benchmarks
+
+            benchmarks.register(plugin.name, plugin.build)
 
 
 def _load_entry_points() -> None:
@@ -279,7 +291,14 @@ def record(algorithm_name: str) -> dict[str, str] | None:
 def _reset_for_tests() -> Callable[[], None]:
     """Forget every loaded plugin (tests); returns a function that restores the state."""
     global _entry_points_loaded
+    from tvbo import algorithms, benchmarks
+
     saved = ({s: dict(t) for s, t in _LOADED.items()}, list(_MODULES), _entry_points_loaded)
+    for name in _LOADED["algorithms"]:
+        algorithms._CUSTOM.pop(name, None)
+    for name in _LOADED["benchmarks"]:
+        benchmarks._REGISTRY.pop(benchmarks.normalise_name(name), None)
+        benchmarks._DISPLAY.pop(benchmarks.normalise_name(name), None)
     for table in _LOADED.values():
         table.clear()
     _MODULES.clear()
@@ -287,9 +306,22 @@ def _reset_for_tests() -> Callable[[], None]:
 
     def restore() -> None:
         global _entry_points_loaded
+        from tvbo import algorithms, benchmarks
+
+        for name in _LOADED["algorithms"]:
+            algorithms._CUSTOM.pop(name, None)
+        for name in _LOADED["benchmarks"]:
+            key = benchmarks.normalise_name(name)
+            benchmarks._REGISTRY.pop(key, None)
+            benchmarks._DISPLAY.pop(key, None)
         for section, table in saved[0].items():
             _LOADED[section].clear()
             _LOADED[section].update(table)
+        for plugin in saved[0]["algorithms"].values():
+            algorithms._CUSTOM[plugin.name] = plugin.build
+        for plugin in saved[0]["benchmarks"].values():
+            key = benchmarks.normalise_name(plugin.name)
+            benchmarks._REGISTRY[key], benchmarks._DISPLAY[key] = plugin.build, plugin.name
         _MODULES[:] = saved[1]
         _entry_points_loaded = saved[2]
 
