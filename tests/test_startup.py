@@ -184,9 +184,10 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     tvbo = [m for m in result["modules"] if m.startswith("tvbo.")]
     # tvbo.version: the version constant the root package re-exports (tvbo/version.py);
     # tvbo.runspec: the static declaration of the run options (standard library only);
-    # tvbo.blas_kernel: the OpenBLAS kernel pin `import tvbo` sets first (standard library only)
+    # tvbo.blas_kernel: the OpenBLAS kernel pin `import tvbo` sets first (standard library only);
+    # tvbo.plugins: finds installed plugins (standard library only; none installed here)
     assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.version", "tvbo.runspec",
-                         "tvbo.blas_kernel"}
+                         "tvbo.blas_kernel", "tvbo.plugins"}
 
 
 _CHECK = r"""

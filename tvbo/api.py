@@ -73,11 +73,25 @@ def write_oracle(
     """
     from tvbo.benchmarks.oracle_table import build_oracle_table, write_oracle_table
 
+    _load_plugins_for(benchmark, None)
     check_run_options({"horizon": horizon, "cost_table": cost_table, "cost": cost,
                        "noise_var": noise_var, "benchmark_options": benchmark_options})
     bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                             noise_var=noise_var, benchmark_options=benchmark_options)
     return write_oracle_table(build_oracle_table(bench), out)
+
+
+def _load_plugins_for(benchmark: object, algorithm: object) -> None:
+    """A name that is not a built-in may be an installed plugin's: load the entry points."""
+    from tvbo import registry
+    from tvbo.benchmarks import normalise_name
+
+    builtin = {normalise_name(e.name) for e in registry.BENCHMARKS}
+    if (isinstance(algorithm, str) and registry.entry("algorithms", algorithm) is None) or (
+            isinstance(benchmark, str) and normalise_name(benchmark) not in builtin):
+        from tvbo import plugins
+
+        plugins.load()
 
 
 def simulate(
@@ -138,6 +152,7 @@ def simulate(
     """
     arguments = dict(locals())  # first: exactly the keywords, every run option among them
     run_options = {o.name: arguments[o.name] for o in RUN_SPEC}
+    _load_plugins_for(benchmark, algorithm)
     built: list[Algorithm] = []
 
     def build_algorithm() -> Algorithm:
@@ -165,6 +180,11 @@ def simulate(
         header = load_oracle_table(bench, oracle_table).header
         table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
     algo = build_algorithm()
+    replayed = getattr(model, "algorithm", "")  # a response-time model describes ONE algorithm
+    if replayed and algo.name and replayed != algo.name:
+        raise ValueError(f"profile {str(profile)!r} is the response-time model of {replayed!r}, "
+                         f"not of {algo.name!r}: calibrate {algo.name!r} from its own measured "
+                         "runs (tvbo calibrate --from-runs)")
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
     with limit_threads(threads):  # after the imports above: their BLAS is loaded
@@ -200,6 +220,11 @@ def simulate(
     }
     if table_record is not None:  # provenance; the values are those the run would have built
         config["oracle_table"] = table_record
+    from tvbo.plugins import record as plugin_record
+
+    plugin = plugin_record(algo.name)
+    if plugin is not None:  # provenance, and the label reports show without loading the plugin
+        config["algorithm"]["plugin"] = plugin
     ds.attrs.update(
         title=f"tvbo run: {algo.name} on {bench.name}, seed {seed}",
         Conventions="CF-1.11",

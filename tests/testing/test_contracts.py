@@ -165,6 +165,10 @@ def test_an_algorithm_with_a_defect_fails_its_contract(defect):
     cls = _broken_algorithm(defect)
     A.register(cls.name, cls)
     try:
+        if defect == "no-work":  # the engine itself refuses it under counted (issue 23)
+            with pytest.raises(ValueError, match="reported no work"):
+                DEFECTS[defect](cls.name)
+            return
         # the engine itself refuses a query outside the domain (RuntimeError)
         with pytest.raises((AssertionError, RuntimeError)):
             DEFECTS[defect](cls.name)

@@ -159,8 +159,8 @@ BROKEN: dict[str, tuple[dict[str, str], str, str]] = {
                                   "calls warnings.simplefilter()"),
     "global seed at import": ({"qmc.py": "import numpy as np\nnp.random.seed(0)"},
                               "side-effect", "calls numpy.random.seed()"),
-    "a module outside every unit": ({"plugins/__init__.py": ""}, "unassigned",
-                                    "tvbo.plugins belongs to no unit"),
+    "a module outside every unit": ({"extras/__init__.py": ""}, "unassigned",
+                                    "tvbo.extras belongs to no unit"),
 }
 
 

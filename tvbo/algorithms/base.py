@@ -70,9 +70,12 @@ class Algorithm(ABC):
 
     #: registry name, e.g. "gp-ucb"
     name: ClassVar[str] = ""
-    #: True for a policy that does no computation by design (the reference policies ``centre``
-    #: and ``best-static``, :mod:`tvbo.algorithms.reference`): reporting no work is then honest,
-    #: and a compute model that refuses work-free algorithms must accept it
+    #: True only for an algorithm whose computation is negligible by design (no model: uniform
+    #: random queries, the reference policies ``centre`` and ``best-static`` of
+    #: :mod:`tvbo.algorithms.reference`): under ``compute: counted`` an algorithm that reports no
+    #: work after warm-up is refused (its compute would be priced 0 s, silently) unless it declares
+    #: this. Code tvbo cannot count (an outside optimiser) runs under ``measured`` or
+    #: ``polynomial`` instead (``tvbo calibrate --from-runs``).
     compute_free: ClassVar[bool] = False
 
     def __init__(self) -> None:

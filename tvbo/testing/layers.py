@@ -114,6 +114,8 @@ UNITS: dict[str, tuple[str, ...]] = {
         "tvbo.api",
         "tvbo.workflow_messages",
         "tvbo.config_check",
+        # plugins: found by the entry points, registered into the algorithm/benchmark registries
+        "tvbo.plugins",
         # the one declaration of the run options (tvbo.runspec): generates the CLI's flags and the
         # schema, checks the API and the engine's options (its checks read sim's profiles)
         "tvbo.runspec",
