@@ -12,6 +12,7 @@ import pytest
 import tvbo
 from tvbo import cli, registry
 from tvbo.algorithms import Algorithm, make
+from tvbo.algorithms.display import REFERENCE_POLICIES
 from tvbo.benchmarks import make as make_benchmark
 from tvbo.sim.work_probe import probe_work
 
@@ -98,7 +99,8 @@ def test_every_builtin_reports_work_or_declares_it_needs_none(name: str) -> None
         "moving-bump" if name == "sparq-gp-ucb" else "eggholder")
     algorithm = make(name)
     probe_work(make_benchmark(benchmark), algorithm)  # raises if refused
-    assert algorithm.compute_free == (name == "random-search")
+    # the model-free policies: random search and the floor rows (tvbo.algorithms.reference)
+    assert algorithm.compute_free == (name in ("random-search", *REFERENCE_POLICIES))
 
 
 def test_measured_charges_every_thread_of_the_process() -> None:

@@ -33,6 +33,7 @@ def probe_work(benchmark: Any, algorithm: Any, *, seed: int = 0,
     options = EngineOptions(warmup=warmup, max_iterations=warmup + 1)
     engine = Engine(benchmark, algorithm, CountedModel(load_profile(None)), seed=seed,
                     options=options)
+    algorithm.attach_oracle(benchmark)  # as Engine.run does (reference policies read it)
     algorithm.setup(engine.problem, engine.streams["algorithm"], engine.work,
                     clock=lambda: engine.env.now)
     process = engine.env.process(engine._process())
