@@ -63,6 +63,7 @@ __all__ = [
     "DATA_BENCHMARKS",
     "GRID_KEYS",
     "LARGE_GRID_RUNS",
+    "apply_command_line_overrides",
     "README",
     "SECONDS_PER_RUN",
     "SEED_LIMIT",
@@ -204,6 +205,34 @@ def load_config_files(paths: Sequence[str | Path],
             raise ConfigError(f"--config {item!r}: value is not valid YAML ({err})") from None
         _merge(cfg, {key.strip(): value})
     return cfg
+
+
+def _reread(value: Any) -> Any:
+    """A value of Snakemake's ``--config`` as YAML reads it: Snakemake tries int, float, its
+    own booleans ('True'/'False' only) and then YAML's *base* loader, which leaves every scalar
+    a string, so ``confirm_large=true`` arrived as the string 'true' and ``seeds=[0,1]`` as
+    ['0', '1']. Each string leaf is read again with YAML's safe loader (``true`` -> True,
+    ``0`` -> 0, ``null`` -> None), as ``tvbo check-config --config`` reads it."""
+    import yaml
+
+    if isinstance(value, dict):
+        return {key: _reread(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_reread(item) for item in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return parsed if parsed is None or isinstance(parsed, bool | int | float) else value
+
+
+def apply_command_line_overrides(cfg: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    """Apply Snakemake's parsed ``--config KEY=VALUE`` values (``workflow.config_settings.
+    overwrite_config``) to ``cfg`` again, every value read as YAML (:func:`_reread`), so the
+    workflow's validator agrees with ``tvbo check-config`` (issue 24 item 4)."""
+    _merge(cfg, {key: _reread(value) for key, value in overrides.items()})
 
 
 # -- schema ---------------------------------------------------------------------------------------
