@@ -136,6 +136,12 @@ def simulate(
     Bad input raises ``ValueError`` naming the problem.
     """
     arguments = dict(locals())  # first: exactly the keywords, every run option among them
+    if not isinstance(benchmark, str) and not callable(getattr(benchmark, "describe", None)):
+        raise ValueError(f"benchmark must be a benchmark name (see `tvbo list benchmarks`) or a "
+                         f"benchmark instance, got {benchmark!r}")
+    if not isinstance(algorithm, str | Algorithm):
+        raise ValueError(f"algorithm must be an algorithm name (see `tvbo list algorithms`) or "
+                         f"an Algorithm instance, got {algorithm!r}")
     run_options = {o.name: arguments[o.name] for o in RUN_SPEC}
     built: list[Algorithm] = []
 
@@ -149,6 +155,7 @@ def simulate(
     # ONE check of every run option, shared with the CLI and the config validator: bad input
     # raises ValueError naming the keyword before any work (the benchmark is not built)
     check_run_options(run_options, algorithms={"algorithm": build_algorithm})
+    build_algorithm()  # its options are judged before the benchmark is built (milliseconds)
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(**{o.name: bool(run_options[o.name]) if o.kind == "bool"
                                else run_options[o.name] for o in RUN_SPEC if o.engine})

@@ -320,7 +320,21 @@ def _schema_error(error: Any, schema: Mapping[str, Any]) -> ConfigError:
     if len(value) > 80:
         value = value[:77] + "..."
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-    return _fail(f"{_path(parts)}: {message} (got {value}; see {README})")
+    hint = _string_number_hint(error.instance) if error.validator == "type" else ""
+    return _fail(f"{_path(parts)}: {message} (got {value}{hint}; see {README})")
+
+
+def _string_number_hint(value: Any) -> str:
+    """YAML 1.1 (PyYAML, Snakemake) reads ``1e12`` or ``1.0e12`` -- an exponent without a dot
+    or without a sign -- as a STRING: say so, and how to write the number (issue 24 item 10)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    return (f": YAML read it as a string, not a number; write it with a dot and a signed "
+            f"exponent, e.g. {number:.1e}".replace("e+0", "e+").replace("e-0", "e-"))
 
 
 def _check_schema(cfg: dict[str, Any], schema: Mapping[str, Any]) -> None:

@@ -217,7 +217,8 @@ def describe_os_error(err: OSError) -> str:
         errno.ENOENT: "check the path",
     }
     fix = fixes.get(err.errno or -1, "")
-    if "HDF error" in cause and not where:  # netCDF's only words for a failed write
-        cause += " (the netCDF library could not write: most often a full disk)"
+    if "HDF error" in cause:  # netCDF's only words for a bad file or a failed write
+        fix = ("the netCDF file is truncated or corrupt (an interrupted write, a full disk): "
+               "write it again")
     text = f"{where}: {cause}" if where else cause
     return f"{text}; {fix}" if fix else text
