@@ -19,9 +19,9 @@ from pathlib import Path
 
 #: (label, run options): eggholder (d = 2), gp-ucb, 3 queries after warm-up
 CASES: list[tuple[str, dict]] = [
-    ("time grid 6e4", {"horizon": 60.0, "time_grid_step": 1e-3}),
-    ("time grid 6e5", {"horizon": 60.0, "time_grid_step": 1e-4}),
-    ("time grid 3e6", {"horizon": 60.0, "time_grid_step": 2e-5}),
+    ("time grid 6e3", {"horizon": 60.0, "time_grid_step": 1e-2}),
+    ("time grid 3e4", {"horizon": 60.0, "time_grid_step": 2e-3}),
+    ("time grid 1.2e5", {"horizon": 60.0, "time_grid_step": 5e-4}),
 ]
 
 

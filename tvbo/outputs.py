@@ -200,6 +200,16 @@ def created_dir(path: Path) -> Iterator[Path]:
         raise
 
 
+def _disk_full(path: str) -> bool:
+    """Whether the file system of ``path`` (or of its nearest existing folder) has less than
+    64 KiB left for an unprivileged writer."""
+    try:
+        stats = os.statvfs(_nearest_existing(Path(path)))
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < 64 * 1024
+
+
 def describe_os_error(err: OSError) -> str:
     """One line for an ``OSError``: the path(s), the cause and, for the usual causes, the fix."""
     cause = err.strerror or str(err) or type(err).__name__
@@ -217,6 +227,10 @@ def describe_os_error(err: OSError) -> str:
         errno.ENOENT: "check the path",
     }
     fix = fixes.get(err.errno or -1, "")
+    if err.filename is not None and _disk_full(os.fsdecode(err.filename)):
+        # HDF5 reports a full disk as 'Permission denied' or 'HDF error': say what it is
+        return (f"{where}: {cause}: the disk holding it is full; free space on that disk or "
+                "write elsewhere")
     if "HDF error" in cause:  # netCDF's only words for a bad file or a failed write
         fix = ("the netCDF file is truncated or corrupt (an interrupted write, a full disk): "
                "write it again")
