@@ -205,17 +205,22 @@ def test_cli_refuses_with_one_line(argv, words, workspace, monkeypatch, capsys, 
     assert _snapshot(workspace) == before  # nothing written, nothing left, no input changed
 
 
-@pytest.mark.parametrize(("name", "words"), [
-    ("temperature", ["prepare-intel", "snakemake"]),
-    ("ozone-sensors", ["prepare-ozone", "snakemake"]),
+@pytest.mark.parametrize(("name", "options", "words"), [
+    ("temperature", [], ["prepare-intel", "snakemake"]),
+    ("ozone-sensors", [], ["prepare-ozone", "snakemake"]),
+    # item 11: a corrupt prepared field names the file and the command, not xarray's text
+    ("temperature", ["--benchmark-options", '{"path": "plain.txt"}'],
+     ["'plain.txt' is not a readable prepared Intel", "prepare-intel"]),
+    ("ozone", ["--benchmark-options", '{"path": "truncated.nc"}'],
+     ["'truncated.nc' is not a readable prepared ozone", "prepare-ozone"]),
 ])
-def test_real_data_without_prepared_data_names_the_command(name, words, workspace,
+def test_real_data_without_prepared_data_names_the_command(name, options, words, workspace,
                                                            monkeypatch, capsys) -> None:
     """Item 7: a new user's first real-data run says which command prepares the data."""
     monkeypatch.chdir(workspace)
     before = _snapshot(workspace)
     with pytest.raises(SystemExit) as exit_info:
-        cli.main(["run", "--benchmark", name, "--algorithm", "gp-ucb", "--quiet",
+        cli.main(["run", "--benchmark", name, "--algorithm", "gp-ucb", "--quiet", *options,
                   "--out", "x.nc"])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1, err

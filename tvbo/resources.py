@@ -18,8 +18,10 @@ estimates the peak resident memory of one run from the sizes it will allocate:
 * the interpreter with numpy, scipy, xarray and simpy loaded: :data:`BASE_BYTES`.
 
 The constants were fitted to peak RSS measured on this project's 2-core reference machine
-(``benchmarks/memory_estimate.py`` prints estimate and measurement for three run sizes; the test
-``tests/test_resources.py`` keeps the estimate within a factor of 2 of the measured peak).
+(``benchmarks/memory_estimate.py`` prints estimate and measurement for three run sizes; the slow
+test of ``tests/test_resources.py`` keeps the estimate within a factor of 2 of the measured peak).
+The time grid term dominates only for fine grids, whose runs are slow for another reason (f* is
+refined at many grid times); at the sizes a test can afford, the interpreter dominates.
 
 A run whose estimate exceeds :data:`MEMORY_LIMIT` (4 GiB: a laptop runs several at once) is
 refused before any work, with the estimate in the message, unless ``confirm_large`` is set
