@@ -273,6 +273,15 @@ def test_api_raises_value_error_before_work(args, kwargs, words, no_work) -> Non
         assert word in message, (word, message)
 
 
+@pytest.mark.parametrize("options", [{"expert_cost": 0.5}, {"expert_noise_var": 0.1}])
+def test_api_warns_of_expert_options_no_part_uses(options, no_work) -> None:
+    """Item 10: expert options given to an algorithm without an expert are no longer silently
+    ignored (a warning: a SparQ campaign passes them to every algorithm it compares; the config
+    validator refuses them when no algorithm of the campaign asks the expert)."""
+    with pytest.warns(UserWarning, match="asks none"), pytest.raises(AssertionError):
+        tvbo.api.simulate("eggholder", "gp-ucb", **options)
+
+
 def test_api_allows_a_large_run_when_confirmed(no_work) -> None:
     """The refusal's flag works: with confirm_large the checks pass and the work starts."""
     with pytest.raises(AssertionError, match="reached the benchmark"):
@@ -303,6 +312,7 @@ CONFIG_CASES: list[tuple[dict[str, Any], list[str]]] = [
     ({"speeds": [1.0, 1e-300]}, ["speeds[1]", "outside"]),
     ({"profile": "missing.yaml"}, ["profile", "missing"]),
     ({"lookahead": "true"}, ["lookahead", "'true' is not of type 'boolean'"]),
+    ({"expert_cost": 0.5}, ["expert_cost", "no algorithm of the campaign", "sparq-gp-ucb"]),
 ]
 
 

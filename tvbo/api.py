@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import platform
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import simpy
 import xarray as xr
 
 from tvbo import __version__
-from tvbo.algorithms import Algorithm
+from tvbo.algorithms import Algorithm, has_expert
 from tvbo.algorithms import make as make_algorithm
 from tvbo.analysis.metrics import average_regret, time_integrated_regret
 from tvbo.benchmarks import make as make_benchmark
@@ -156,6 +157,13 @@ def simulate(
     # raises ValueError naming the keyword before any work (the benchmark is not built)
     check_run_options(run_options, algorithms={"algorithm": build_algorithm})
     build_algorithm()  # its options are judged before the benchmark is built (milliseconds)
+    expert = [k for k in ("expert_cost", "expert_noise_var") if run_options[k] is not None]
+    if expert and not has_expert(built[0]):
+        # a warning, not an error: a SparQ campaign passes its expert options to every algorithm
+        # it compares (the config validator refuses them when no algorithm asks the expert)
+        warnings.warn(f"{' and '.join(expert)} set the expert that answers side queries, but "
+                      f"{built[0].name!r} asks none (only SparQ-GP-UCB does): ignored",
+                      UserWarning, stacklevel=2)
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(**{o.name: bool(run_options[o.name]) if o.kind == "bool"
                                else run_options[o.name] for o in RUN_SPEC if o.engine})

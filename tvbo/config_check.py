@@ -462,6 +462,14 @@ def _check_run_options(cfg: Mapping[str, Any], *, build: bool) -> None:
                 cfg["algorithm_options"].get(name, {}))[0])
 
         algorithms = {name: builder(name) for name in cfg["algorithms"]}
+    if build and any(cfg.get(k) is not None for k in ("expert_cost", "expert_noise_var")):
+        from tvbo.algorithms import has_expert
+
+        if not any(has_expert(algorithms[name]()) for name in cfg["algorithms"]):
+            keys = [k for k in ("expert_cost", "expert_noise_var") if cfg.get(k) is not None]
+            raise _fail(f"{' and '.join(keys)} set the expert that answers side queries, but no "
+                        f"algorithm of the campaign asks any (only sparq-gp-ucb does); remove "
+                        f"{' and '.join(keys)}")
     # the second pass (build) needs only the parallel keys: the rest passed the first
     checked = cfg if not build else {k: cfg[k] for k in ("evaluators", "overlap", "pending")}
     try:

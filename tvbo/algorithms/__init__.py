@@ -118,6 +118,17 @@ def _check_finite(name: str, options: Mapping[str, Any]) -> None:
                          "number; give a finite value")
 
 
+def has_expert(algorithm: Algorithm) -> bool:
+    """Whether ``algorithm`` asks the EXPERT side queries (SparQ-GP-UCB): a composed algorithm
+    through a part of its composition, another class by overriding ``side_queries``. The run
+    options ``expert_cost`` / ``expert_noise_var`` mean nothing to any other algorithm."""
+    from tvbo.algorithms.base import Algorithm as Base
+
+    if hasattr(algorithm, "side"):
+        return getattr(algorithm, "side", None) is not None
+    return type(algorithm).side_queries is not Base.side_queries
+
+
 def make(name: str, **options: Any) -> Algorithm:
     """Build an algorithm by name (:func:`_make`), then refuse any non-finite option that its
     part let through (a part that declares a range names it first, in its own words)."""
@@ -169,6 +180,7 @@ __all__ = [
     "Query",
     "build_component",
     "display_name",
+    "has_expert",
     "load_all",
     "make",
     "names",
