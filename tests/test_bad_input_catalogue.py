@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 import tvbo.api
+from tests.test_fault_injection import one_line_error
 from tvbo import cli
 from tvbo.config_check import ConfigError, apply_command_line_overrides, check_config
 
@@ -193,15 +194,9 @@ CLI_CASES: list[tuple[list[str], list[str]]] = [
 def test_cli_refuses_with_one_line(argv, words, workspace, monkeypatch, capsys, no_work) -> None:
     monkeypatch.chdir(workspace)
     before = _snapshot(workspace)
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main(argv)
-    err = capsys.readouterr().err
-    assert exit_info.value.code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tvbo: error: "), err
-    assert "Traceback" not in err
+    line = one_line_error(capsys, argv)  # exit 2, one line, no traceback
     for word in words:
-        assert word in lines[0], (word, lines[0])
+        assert word in line, (word, line)
     assert _snapshot(workspace) == before  # nothing written, nothing left, no input changed
 
 

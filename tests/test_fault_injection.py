@@ -29,7 +29,9 @@ RUN = ["--benchmark", "eggholder", "--algorithm", "gp-ucb", "--horizon", "3", "-
        "--max-iterations", "4", "--quiet"]
 
 
-def _one_line_error(capsys, argv: list[str]) -> str:
+def one_line_error(capsys, argv: list[str]) -> str:
+    """Run ``tvbo argv`` in-process: exit status 2 and ONE line ``tvbo: error: ...`` on stderr,
+    no traceback (shared with tests/test_bad_input_catalogue.py); returns the line."""
     with pytest.raises(SystemExit) as info:
         cli.main(argv)
     err = capsys.readouterr().err
@@ -71,7 +73,7 @@ def _fill(folder: Path) -> None:
 def test_full_disk_tmpfs_run(tmp_path, capsys) -> None:
     with tmpfs(tmp_path / "disk", "256k") as disk:
         _fill(disk)
-        line = _one_line_error(capsys, ["run", *RUN, "--out", str(disk / "r.nc")])
+        line = one_line_error(capsys, ["run", *RUN, "--out", str(disk / "r.nc")])
         assert str(disk) in line and "the disk holding it is full" in line, line
         assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no run file, no temp
 
@@ -84,7 +86,7 @@ def test_full_disk_injected_at_the_write(tmp_path, capsys, monkeypatch, cause) -
         raise type(cause)(cause.errno, cause.strerror, str(path))
 
     monkeypatch.setattr(xr.Dataset, "to_netcdf", full)
-    line = _one_line_error(capsys, ["run", *RUN, "--out", str(tmp_path / "r.nc")])
+    line = one_line_error(capsys, ["run", *RUN, "--out", str(tmp_path / "r.nc")])
     assert cause.strerror in line and str(tmp_path) in line, line
     assert list(tmp_path.iterdir()) == []
 
@@ -103,7 +105,7 @@ def test_run_many_is_all_or_nothing(tmp_path, capsys, monkeypatch) -> None:
 
     monkeypatch.setattr(xr.Dataset, "to_netcdf", second_fails)
     outs = [str(tmp_path / "s0.nc"), str(tmp_path / "s1.nc")]
-    line = _one_line_error(capsys, ["run-many", *RUN, "--seeds", "0", "1", "--out", *outs])
+    line = one_line_error(capsys, ["run-many", *RUN, "--seeds", "0", "1", "--out", *outs])
     assert "No space left" in line
     assert list(tmp_path.iterdir()) == []
 
@@ -119,7 +121,7 @@ def test_figures_leave_no_empty_folder(tmp_path, capsys, monkeypatch) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "figs" / "a.png"))
 
     monkeypatch.setattr(figures, "write_figures", full)
-    line = _one_line_error(capsys, ["figures", str(tmp_path / "c.nc"), "--outdir",
+    line = one_line_error(capsys, ["figures", str(tmp_path / "c.nc"), "--outdir",
                                     str(tmp_path / "figs" / "deeper")])
     assert "No space left" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.nc", "r.nc"]
@@ -132,7 +134,7 @@ def test_read_only_results_folder(tmp_path, capsys) -> None:
         for argv in (["run", *RUN, "--out", str(folder / "runs" / "r.nc")],
                      ["figures", "c.nc", "--outdir", str(folder / "figs")],
                      ["merge", str(tmp_path / "r.nc"), "--out", str(folder / "c.nc")]):
-            line = _one_line_error(capsys, argv)
+            line = one_line_error(capsys, argv)
             assert "cannot write" in line and "Read-only file system" in line, line
         assert list(folder.iterdir()) == []
 
