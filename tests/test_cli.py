@@ -296,6 +296,7 @@ def test_run_passes_every_option(registry, fake_simulate, tmp_path, capsys) -> N
         "overlap": False,
         "pending": "hallucinate",
         "recommendation": None,
+        "confirm_large": False,
     }
     ds = xr.load_dataset(out)
     assert int(ds["seed"].item()) == 7 and float(ds["speed"].item()) == 2.5

@@ -201,7 +201,7 @@ SAMPLES: dict[str, Any] = {
     "noise_var": 0.02, "benchmark_options": {"oracle_grid_step": 2, "path": "it's/x.nc"},
     "algorithm_options": {"beta": {"kind": "const", "value": 2}}, "evaluators": 4,
     "pending": "kriging-believer", "overlap": True, "oracle_table": "o.npz", "threads": 2,
-    "seed": 7, "speed": 2.5, "cost_cv": 0.5,
+    "seed": 7, "speed": 2.5, "cost_cv": 0.5, "confirm_large": True,
 }
 
 
@@ -224,7 +224,8 @@ def test_the_cli_passes_every_option_to_simulate(monkeypatch, tmp_path) -> None:
         raise ValueError("stop")
 
     monkeypatch.setitem(vars(tvbo), "simulate", simulate)
-    argv = ["run", "--benchmark", "ackley", "--algorithm", "gp-ucb", "--out", str(tmp_path / "r")]
+    argv = ["run", "--benchmark", "ackley", "--algorithm", "gp-ucb",
+            "--out", str(tmp_path / "r.nc")]
     with pytest.raises(SystemExit):
         cli.main([*argv, "--quiet"])
     (call,) = calls
@@ -324,7 +325,8 @@ def test_a_checked_profile_is_parsed_once_unless_its_file_changes(tmp_path, monk
     real = profiles.load_profile
     monkeypatch.setattr(profiles, "load_profile", lambda p: loads.append(p) or real(p))
     monkeypatch.setattr(runspec, "_CHECKED_PROFILES", set())
-    good = yaml.safe_dump({"name": "x", "coefficients": {"flop": 1e-9}})
+    good = yaml.safe_dump({"name": "x", "coefficients": {"flop": 1e-9, "kernel": 0.0,
+                                                         "call": 0.0, "step": 0.0}})
     path = tmp_path / "hw.yaml"
     path.write_text(good)
     for _ in range(3):

@@ -185,9 +185,10 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     # tvbo.version: the version constant the root package re-exports (tvbo/version.py);
     # tvbo.runspec: the static declaration of the run options (standard library only);
     # tvbo.blas_kernel: the OpenBLAS kernel pin `import tvbo` sets first (standard library only);
-    # tvbo.plugins: finds installed plugins (standard library only; none installed here)
+    # tvbo.plugins: finds installed plugins (standard library only; none installed here);
+    # tvbo.outputs: the output-path checks of the error boundary (standard library only)
     assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.version", "tvbo.runspec",
-                         "tvbo.blas_kernel", "tvbo.plugins"}
+                         "tvbo.blas_kernel", "tvbo.plugins", "tvbo.outputs"}
 
 
 _CHECK = r"""

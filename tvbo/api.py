@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import platform
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import simpy
 import xarray as xr
 
 from tvbo import __version__
-from tvbo.algorithms import Algorithm
+from tvbo.algorithms import Algorithm, has_expert
 from tvbo.algorithms import make as make_algorithm
 from tvbo.analysis.metrics import average_regret, time_integrated_regret
 from tvbo.benchmarks import make as make_benchmark
@@ -124,6 +125,7 @@ def simulate(
     progress: Callable[[float, float, int], None] | None = None,
     oracle_table: str | Path | None = None,
     threads: int | None = 1,
+    confirm_large: bool = False,
 ) -> xr.Dataset:
     """Run one algorithm on one benchmark on the virtual clock and return the run Dataset.
 
@@ -140,7 +142,9 @@ def simulate(
     and scipy, and any loaded OpenMP runtime, for the duration of the call (default 1: many
     small dense problems run fastest, and never oversubscribe shared cores, with one thread;
     ``None`` leaves them alone); the previous counts are restored afterwards and ``os.environ``
-    is never changed (see :mod:`tvbo.sim.threads`).
+    is never changed (see :mod:`tvbo.sim.threads`). A run whose estimated peak memory exceeds 4 GiB, or with more
+    ``threads`` than cores, is refused before any work unless ``confirm_large``
+    (:mod:`tvbo.resources`).
     ``evaluators`` (k asynchronous evaluators),
     ``overlap`` (compute the next query while evaluations run), ``pending`` (strategy for queries
     still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
@@ -151,6 +155,12 @@ def simulate(
     Bad input raises ``ValueError`` naming the problem.
     """
     arguments = dict(locals())  # first: exactly the keywords, every run option among them
+    if not isinstance(benchmark, str) and not callable(getattr(benchmark, "describe", None)):
+        raise ValueError(f"benchmark must be a benchmark name (see `tvbo list benchmarks`) or a "
+                         f"benchmark instance, got {benchmark!r}")
+    if not isinstance(algorithm, str | Algorithm):
+        raise ValueError(f"algorithm must be an algorithm name (see `tvbo list algorithms`) or "
+                         f"an Algorithm instance, got {algorithm!r}")
     run_options = {o.name: arguments[o.name] for o in RUN_SPEC}
     _load_plugins_for(benchmark, algorithm)
     built: list[Algorithm] = []
@@ -165,6 +175,14 @@ def simulate(
     # ONE check of every run option, shared with the CLI and the config validator: bad input
     # raises ValueError naming the keyword before any work (the benchmark is not built)
     check_run_options(run_options, algorithms={"algorithm": build_algorithm})
+    build_algorithm()  # its options are judged before the benchmark is built (milliseconds)
+    expert = [k for k in ("expert_cost", "expert_noise_var") if run_options[k] is not None]
+    if expert and not has_expert(built[0]):
+        # a warning, not an error: a SparQ campaign passes its expert options to every algorithm
+        # it compares (the config validator refuses them when no algorithm asks the expert)
+        warnings.warn(f"{' and '.join(expert)} set the expert that answers side queries, but "
+                      f"{built[0].name!r} asks none (only SparQ-GP-UCB does): ignored",
+                      UserWarning, stacklevel=2)
     model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
     options = EngineOptions(**{o.name: bool(run_options[o.name]) if o.kind == "bool"
                                else run_options[o.name] for o in RUN_SPEC if o.engine})

@@ -22,11 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
+
+from tvbo.outputs import (
+    check_distinct,
+    check_not_input,
+    check_output_dir,
+    check_output_file,
+    created_dir,
+    describe_os_error,
+)
 
 PROG = "tvbo"
 #: what ``tvbo compare --paper`` accepts (tvbo.analysis.compare.PAPER_CHOICES; kept here so that
@@ -37,6 +47,8 @@ LISTABLE: tuple[str, ...] = ("benchmarks", "algorithms", "compute", "profiles")
 #: ``tvbo whatif --nstar-summary`` choices (= tvbo.analysis.whatif.NSTAR_SUMMARIES, repeated here
 #: so that ``tvbo --help`` does not import matplotlib; a test keeps the two equal)
 NSTAR_SUMMARIES: tuple[str, ...] = ("median", "final", "time-average")
+#: the suffix of every netCDF file tvbo writes (run and campaign files)
+NETCDF: tuple[str, ...] = (".nc",)
 
 
 class UsageError(Exception):
@@ -130,10 +142,21 @@ def coefficients(text: str) -> list[float]:
     return values
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: ``{"beta": 1, "beta": 2}`` would silently
+    keep the last value (issue 24 item 10)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise argparse.ArgumentTypeError(f"JSON key {key!r} is given twice; give it once")
+        out[key] = value
+    return out
+
+
 def json_object(text: str) -> dict[str, Any]:
     """A JSON object (``{"key": value, ...}``), for benchmark and algorithm options."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:
         raise argparse.ArgumentTypeError(
             f"malformed JSON ({err.msg} at char {err.pos}): {text!r}"
@@ -297,7 +320,7 @@ def _check_run_args(args: argparse.Namespace) -> None:
         check_run_options({"seed": seed}, style="cli")
 
 
-def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
+def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> Path:
     """One run of ``args`` with ``seed``, written atomically to ``out`` (what ``tvbo run`` does;
     ``tvbo run-many`` calls it once per seed, so its files are those of separate calls)."""
     from tvbo import simulate
@@ -315,12 +338,14 @@ def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> None:
         wall = time.monotonic() - started
         progress.close(f"wrote {written} ({wall:.1f} s wall)")
     _print_final_regrets(ds, quiet=args.quiet)
+    return Path(written)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
     _check_run_args(args)
-    _simulate_and_write(args, args.seed, Path(args.out))
+    out = check_output_file(args.out, suffixes=NETCDF)
+    _simulate_and_write(args, args.seed, out)
     return 0
 
 
@@ -344,8 +369,19 @@ def cmd_run_many(args: argparse.Namespace) -> int:
         repeated = sorted({str(v) for v in values if values.count(v) > 1})
         if repeated:
             raise UsageError(f"{flag} repeats {', '.join(repeated)}; give each once")
-    for seed, out in zip(args.seeds, args.out, strict=True):
-        _simulate_and_write(args, seed, Path(out))
+    outs = [check_output_file(o, suffixes=NETCDF) for o in args.out]
+    check_distinct(outs)
+    written: list[Path] = []
+    try:
+        for seed, out in zip(args.seeds, outs, strict=True):
+            written.append(_simulate_and_write(args, seed, out))
+    except BaseException:
+        # all or nothing: a failed job leaves none of its files (Snakemake reruns the whole
+        # group); a kill -9 cannot clean up, but each file is written atomically, so what is
+        # left is complete, and `snakemake --rerun-incomplete` reruns the job (README)
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
     return 0
 
 
@@ -436,7 +472,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a hardware profile (work -> seconds) on this machine and write it as YAML; with
     ``--from-runs``, a response-time model R_p(n) of one algorithm from its measured runs."""
-    out = Path(args.out)
+    out = check_output_file(args.out, suffixes=(".yaml", ".yml"))
     if args.from_runs:
         if args.emulate:
             raise UsageError("--from-runs and --emulate are two different calibrations; give one")
@@ -522,12 +558,13 @@ def _add_labels(p: argparse.ArgumentParser) -> None:
 def cmd_merge(args: argparse.Namespace) -> int:
     """Merge run files into one campaign file (ragged runs are NaN-padded)."""
     runs = _existing(args.runs)
+    out = check_output_file(args.out, suffixes=NETCDF)
+    check_not_input(out, runs)
     from tvbo.results.campaign import merge_runs, write_campaign
     from tvbo.results.validate import parse_allow_mixed
 
     allow_mixed = parse_allow_mixed(args.allow_mixed)
     campaign = merge_runs(runs, allow_mixed, args.jobs)  # checked before writing
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     print(write_campaign(campaign, out))
     return 0
@@ -538,10 +575,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     from tvbo.analysis.tables import TABLE_FORMATS, write_tables
 
     formats = args.format or list(TABLE_FORMATS)
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
-    Path(args.outdir).mkdir(parents=True, exist_ok=True)
-    for path in write_tables(campaign, Path(args.outdir), formats=formats, ci=args.ci):
-        print(path)
+    with created_dir(outdir):
+        for path in write_tables(campaign, outdir, formats=formats, ci=args.ci):
+            print(path)
     return 0
 
 
@@ -560,32 +598,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     aliases = dict(args.alias or [])
     if len(aliases) != len(args.alias or []):
         raise UsageError("--alias names the same paper algorithm twice")
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.compare import write_comparison
 
-    Path(args.outdir).mkdir(parents=True, exist_ok=True)
-    for path in write_comparison(campaign, Path(args.outdir), paper=args.paper, aliases=aliases):
-        print(path)
+    with created_dir(outdir):
+        for path in write_comparison(campaign, outdir, paper=args.paper, aliases=aliases):
+            print(path)
     return 0
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
     """Write the campaign figures (PNG)."""
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.figures import write_figures
 
-    Path(args.outdir).mkdir(parents=True, exist_ok=True)
-    for path in write_figures(campaign, Path(args.outdir)):
-        print(path)
+    with created_dir(outdir):
+        for path in write_figures(campaign, outdir):
+            print(path)
     return 0
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """Write one CSV row per run (run keys and summary metrics) for the report."""
+    out = check_output_file(args.out)
     campaign = _load_campaign(args.campaign)
     from tvbo.results.campaign import runs_table
 
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     runs_table(campaign).to_csv(out, index=False)
     print(out)
@@ -605,40 +645,46 @@ def cmd_theory(args: argparse.Namespace) -> int:
     """Write the theory figures (n* curves, eps_c, upper bounds; PNG) and their numbers (CSV)."""
     from tvbo.analysis.theory_figures import write_theory
 
-    for path in write_theory(Path(args.outdir), dpi=args.dpi):
-        print(path)
+    with created_dir(check_output_dir(args.outdir)) as outdir:
+        for path in write_theory(outdir, dpi=args.dpi):
+            print(path)
     return 0
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     """Write the hardware what-if figures (PNG) and their table (CSV) of a multi-speed campaign."""
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
     from tvbo.analysis.whatif import write_whatif
 
-    for path in write_whatif(
-        campaign, Path(args.outdir), nstar_summary=args.nstar_summary, dpi=args.dpi
-    ):
-        print(path)
+    with created_dir(outdir):
+        for path in write_whatif(campaign, outdir, nstar_summary=args.nstar_summary,
+                                 dpi=args.dpi):
+            print(path)
     return 0
 
 
 def cmd_parallel_whatif(args: argparse.Namespace) -> int:
     """Write the k-evaluators what-if figures (PNG) and their table (CSV) of a campaign."""
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
     from tvbo.analysis.parallel_whatif import write_parallel_whatif
 
-    for path in write_parallel_whatif(campaign, Path(args.outdir), dpi=args.dpi):
-        print(path)
+    with created_dir(outdir):
+        for path in write_parallel_whatif(campaign, outdir, dpi=args.dpi):
+            print(path)
     return 0
 
 
 def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.paper_figures import write_paper_figures
 
-    for path in write_paper_figures(campaign, Path(args.outdir), args.paper, dpi=args.dpi):
-        print(path)
+    with created_dir(outdir):
+        for path in write_paper_figures(campaign, outdir, args.paper, dpi=args.dpi):
+            print(path)
     return 0
 
 
@@ -654,6 +700,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """Write the reproduction report (Markdown) from the spec and the campaigns' run files."""
     from tvbo.analysis.reproduction import write_report
 
+    check_output_file(args.out)
     print(write_report(args.out, args.spec, args.results, dict(args.campaign or [])))
     return 0
 
@@ -692,6 +739,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     from tvbo.runspec import RUN_SPEC
 
     options = {o.name: getattr(args, o.name) for o in RUN_SPEC if o.workflow == "benchmark"}
+    check_output_file(args.out)
     written = write_oracle(args.benchmark, args.out, **options)
     if not args.quiet:
         sys.stderr.write(
@@ -734,12 +782,14 @@ def _unit_share(text: str) -> float:
 
 def cmd_fit_health(args: argparse.Namespace) -> int:
     """Write a campaign's fit-health table (CSV + Markdown), degenerate runs and l_T figure."""
+    outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
     from tvbo.analysis.fit_health import write_fit_health
 
-    for path in write_fit_health(campaign, Path(args.outdir), min_streak=args.min_streak,
-                                 min_share=args.min_share, dpi=args.dpi):
-        print(path)
+    with created_dir(outdir):
+        for path in write_fit_health(campaign, outdir, min_streak=args.min_streak,
+                                     min_share=args.min_share, dpi=args.dpi):
+            print(path)
     return 0
 
 
@@ -1090,15 +1140,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tvbo.data.__main__ import main as data_main
 
         return int(data_main(argv[1:]))
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _refuse_repeated_flags(parser, argv)
     try:
         return int(args.func(args))
     except (UsageError, ValueError) as err:
         # ValueError is the engine's contract for bad input; its message is the cause.
         fail(str(err))
+    except BrokenPipeError:
+        # the reader went away (`tvbo list | head`): not an error of ours, and no traceback;
+        # stdout is pointed at devnull so the interpreter's final flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a killed writer
+    except OSError as err:
+        # the error boundary: a file that cannot be read or written (a full disk, a folder made
+        # read-only during the work) is one line naming the path and the cause, no traceback
+        fail(describe_os_error(err))
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{PROG}: interrupted\n")
         return 130
+
+
+def _refuse_repeated_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """A flag that takes one value given twice (``--seed 1 --seed 2``) is refused: argparse
+    keeps the last one silently (issue 24 item 10). Repeatable flags (append, extend) pass."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if sub is None or not argv or argv[0] not in sub.choices:
+        return
+    single = (argparse._StoreAction, argparse._StoreTrueAction, argparse._StoreConstAction)
+    seen: dict[argparse.Action, str] = {}
+    for token in argv[1:]:
+        if token == "--":
+            break
+        action = sub.choices[argv[0]]._option_string_actions.get(token.split("=", 1)[0])
+        if action is None or not isinstance(action, single):
+            continue
+        if action in seen:
+            fail(f"{seen[action]} is given twice; give it once (see '{PROG} {argv[0]} --help')")
+        seen[action] = token.split("=", 1)[0]
 
 
 if __name__ == "__main__":  # pragma: no cover - exercised through tvbo/__main__.py

@@ -70,6 +70,7 @@ __all__ = [
     "DATA_BENCHMARKS",
     "GRID_KEYS",
     "LARGE_GRID_RUNS",
+    "apply_command_line_overrides",
     "README",
     "SECONDS_PER_RUN",
     "SEED_LIMIT",
@@ -215,6 +216,34 @@ def load_config_files(paths: Sequence[str | Path],
     return cfg
 
 
+def _reread(value: Any) -> Any:
+    """A value of Snakemake's ``--config`` as YAML reads it: Snakemake tries int, float, its
+    own booleans ('True'/'False' only) and then YAML's *base* loader, which leaves every scalar
+    a string, so ``confirm_large=true`` arrived as the string 'true' and ``seeds=[0,1]`` as
+    ['0', '1']. Each string leaf is read again with YAML's safe loader (``true`` -> True,
+    ``0`` -> 0, ``null`` -> None), as ``tvbo check-config --config`` reads it."""
+    import yaml
+
+    if isinstance(value, dict):
+        return {key: _reread(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_reread(item) for item in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return parsed if parsed is None or isinstance(parsed, bool | int | float) else value
+
+
+def apply_command_line_overrides(cfg: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    """Apply Snakemake's parsed ``--config KEY=VALUE`` values (``workflow.config_settings.
+    overwrite_config``) to ``cfg`` again, every value read as YAML (:func:`_reread`), so the
+    workflow's validator agrees with ``tvbo check-config`` (issue 24 item 4)."""
+    _merge(cfg, {key: _reread(value) for key, value in overrides.items()})
+
+
 # -- schema ---------------------------------------------------------------------------------------
 def schema_path() -> Path:
     """``workflow/schemas/config.schema.yaml`` of the checkout this package lives in (an editable
@@ -300,7 +329,21 @@ def _schema_error(error: Any, schema: Mapping[str, Any]) -> ConfigError:
     if len(value) > 80:
         value = value[:77] + "..."
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-    return _fail(f"{_path(parts)}: {message} (got {value}; see {README})")
+    hint = _string_number_hint(error.instance) if error.validator == "type" else ""
+    return _fail(f"{_path(parts)}: {message} (got {value}{hint}; see {README})")
+
+
+def _string_number_hint(value: Any) -> str:
+    """YAML 1.1 (PyYAML, Snakemake) reads ``1e12`` or ``1.0e12`` -- an exponent without a dot
+    or without a sign -- as a STRING: say so, and how to write the number (issue 24 item 10)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    return (f": YAML read it as a string, not a number; write it with a dot and a signed "
+            f"exponent, e.g. {number:.1e}".replace("e+0", "e+").replace("e-0", "e-"))
 
 
 def _check_schema(cfg: dict[str, Any], schema: Mapping[str, Any]) -> None:
@@ -526,6 +569,14 @@ def _check_run_options(cfg: Mapping[str, Any], *, build: bool) -> None:
                 cfg["algorithm_options"].get(name, {}))[0])
 
         algorithms = {name: builder(name) for name in cfg["algorithms"]}
+    if build and any(cfg.get(k) is not None for k in ("expert_cost", "expert_noise_var")):
+        from tvbo.algorithms import has_expert
+
+        if not any(has_expert(algorithms[name]()) for name in cfg["algorithms"]):
+            keys = [k for k in ("expert_cost", "expert_noise_var") if cfg.get(k) is not None]
+            raise _fail(f"{' and '.join(keys)} set the expert that answers side queries, but no "
+                        f"algorithm of the campaign asks any (only sparq-gp-ucb does); remove "
+                        f"{' and '.join(keys)}")
     # the second pass (build) needs only the parallel keys: the rest passed the first
     checked = cfg if not build else {k: cfg[k] for k in ("evaluators", "overlap", "pending")}
     try:

@@ -355,6 +355,13 @@ RUN_SPEC: tuple[RunOption, ...] = (
               "and never oversubscribes shared cores; the API's None leaves them alone)",
               nullable=True, minimum=1, metavar="N",
               workflow_note="a workflow job runs with the rule's threads (1): the CLI default"),
+    RunOption("confirm_large", "bool", False,
+              "run although the run's estimated peak memory exceeds the limit of one run "
+              "(tvbo.resources.MEMORY_LIMIT, 4 GiB) or --threads exceeds the machine's cores",
+              config="confirm_large", workflow="campaign",
+              config_help="Confirm a large campaign: allows a grid of more than 5000 runs and "
+              "runs whose estimated peak memory exceeds the 4 GiB limit of one run (tvbo run "
+              "--confirm-large; see tvbo/resources.py)."),
 )
 
 #: :func:`tvbo.simulate` keywords that are not run options (how the caller watches a run)
@@ -540,7 +547,47 @@ def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
                          f"{horizon:g}")
     if isinstance(profile, str | os.PathLike):
         _check_profile(PR, profile, replay=replay)
+    _check_sanity(options, style, spec, name, value)
     _check_parallel(options, style, spec, algorithms)
+
+
+#: the speed factors a run accepts: beyond them a compute time overflows or vanishes in
+#: floating point (``--speed 1e-300`` made every charge infinite and the run NaN)
+SPEED_RANGE: tuple[float, float] = (1e-6, 1e6)
+
+
+def _check_sanity(options: Mapping[str, Any], style: Style, spec: Mapping[str, RunOption],
+                  name: Callable[[str], str], value: Callable[[str], Any]) -> None:
+    """Values each valid alone that give a meaningless or unbounded run together (issue 24
+    items 3 and 10): a speed beyond :data:`SPEED_RANGE`, no query after the warm-up, and the
+    resource guard (memory estimate, threads; :func:`tvbo.resources.check_resources`)."""
+    low, high = SPEED_RANGE
+    for where, speed in _values(spec["speed"], options, style):
+        if isinstance(speed, int | float) and not low <= speed <= high:
+            raise ValueError(f"{where} {speed:g} is outside [{low:g}, {high:g}]: every compute "
+                             "time is divided by it, and beyond that range the times overflow or "
+                             "vanish in floating point; give a speed in that range")
+    warmup, cap = value("warmup"), value("max_iterations")
+    if isinstance(cap, int) and isinstance(warmup, int) and warmup >= cap:
+        raise ValueError(f"{name('warmup')} {warmup} >= {name('max_iterations')} {cap}: the run "
+                         "would stop before the algorithm's first query (its regret undefined); "
+                         f"give {name('max_iterations')} > {name('warmup')}")
+    from tvbo.resources import check_resources
+
+    names = {key: name(key) for key in ("horizon", "time_grid_step", "threads", "confirm_large")}
+    if style != "config":
+        check_resources({k: value(k) for k in (*names, "benchmark", "benchmark_options", "cost",
+                                               "max_iterations")}, names=names)
+        return
+    per_benchmark = options.get("benchmark_options") or {}
+    for benchmark in options.get("benchmarks") or [None]:
+        overrides = per_benchmark.get(benchmark) or {} if isinstance(per_benchmark, Mapping) \
+            else {}
+        check_resources({"horizon": value("horizon"), "time_grid_step": value("time_grid_step"),
+                         "confirm_large": value("confirm_large"), "benchmark": benchmark,
+                         "max_iterations": cap, "cost": overrides.get("cost"),
+                         "benchmark_options": overrides.get("options") or {}},
+                        names=names, where=f"benchmark {benchmark!r}: " if benchmark else "")
 
 
 #: profiles that loaded in this process, keyed by :func:`_profile_key` (a ``run-many`` job checks

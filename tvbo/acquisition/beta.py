@@ -142,6 +142,11 @@ class BetaSchedule:
                 f"{', '.join(sorted(BETA_RULES))}"
             )
         _rule_arguments(self.kind)  # a rule a schedule cannot call is an error now, not later
+        for name in ("scale", "value", "delta", "c1", "c2", "floor"):
+            number = getattr(self, name)
+            if isinstance(number, bool) or not isinstance(number, int | float) or not (
+                    math.isfinite(number)):  # NaN passes min() <= 0 below (issue 24 item 5)
+                raise ValueError(f"beta schedule: {name} must be a finite number, got {number!r}")
         if min(self.scale, self.value, self.c1, self.c2, self.floor) <= 0:
             raise ValueError("beta schedule: scale, value, c1, c2 and floor must be > 0")
         if not 0 < self.delta < 1:

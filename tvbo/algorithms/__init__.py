@@ -13,8 +13,9 @@ functions (``Algorithm``, ``ComposedAlgorithm``, ``register_preset`` ...) load o
 from __future__ import annotations
 
 import importlib
+import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tvbo import registry
@@ -96,7 +97,47 @@ def _load_parts(spec: Mapping[str, Any] | None, options: Mapping[str, Any]) -> N
         importlib.import_module(item.module)
 
 
+def _non_finite(value: Any, path: str) -> Iterator[tuple[str, float]]:
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _non_finite(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _non_finite(item, f"{path}[{i}]")
+
+
+def _check_finite(name: str, options: Mapping[str, Any]) -> None:
+    """No option of any part is NaN or infinite (issue 24 item 5): ``beta: .nan`` used to pass
+    and die mid-run naming no field, ``beta: 1e999`` (YAML's infinity) to run on with warnings.
+    No part has a meaningful non-finite setting (a bound "none" is spelt null), so the check is
+    made once here, for every part, after the parts judged their own ranges."""
+    for path, value in _non_finite(options, ""):
+        raise ValueError(f"algorithm {name!r}: option {path} = {value!r} is not a finite "
+                         "number; give a finite value")
+
+
+def has_expert(algorithm: Algorithm) -> bool:
+    """Whether ``algorithm`` asks the EXPERT side queries (SparQ-GP-UCB): a composed algorithm
+    through a part of its composition, another class by overriding ``side_queries``. The run
+    options ``expert_cost`` / ``expert_noise_var`` mean nothing to any other algorithm."""
+    from tvbo.algorithms.base import Algorithm as Base
+
+    if hasattr(algorithm, "side"):
+        return getattr(algorithm, "side", None) is not None
+    return type(algorithm).side_queries is not Base.side_queries
+
+
 def make(name: str, **options: Any) -> Algorithm:
+    """Build an algorithm by name (:func:`_make`), then refuse any non-finite option that its
+    part let through (a part that declares a range names it first, in its own words)."""
+    algorithm = _make(name, **options)
+    _check_finite(str(name).strip().lower(), options)
+    return algorithm
+
+
+def _make(name: str, **options: Any) -> Algorithm:
     """Build an algorithm by name; ``preset=...`` builds a new name from a preset (ablation).
 
     Unknown names and options raise ``ValueError`` listing the valid ones. The label keys
@@ -139,6 +180,7 @@ __all__ = [
     "Query",
     "build_component",
     "display_name",
+    "has_expert",
     "load_all",
     "make",
     "names",

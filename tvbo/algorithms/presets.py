@@ -63,17 +63,21 @@ def register_preset(name: str, preset: Mapping[str, Any]) -> None:
     PRESETS[name] = {role: copy.deepcopy(preset.get(role)) for role in ROLES}
 
 
-def _as_spec(value: Any) -> dict[str, Any] | None:
+def _as_spec(value: Any, role: str = "part") -> dict[str, Any] | None:
     if value is None:
         return None
     if isinstance(value, str):
         return {"kind": value}
+    if not isinstance(value, Mapping):  # e.g. surrogate: 5 (issue 24 item 8)
+        raise ValueError(f"{role} must be a part name or a mapping {{kind: NAME, ...options}}, "
+                         f"got {value!r}")
     return dict(value)
 
 
-def _merge(base: dict[str, Any] | None, override: Any) -> dict[str, Any] | None:
+def _merge(base: dict[str, Any] | None, override: Any,
+           role: str = "part") -> dict[str, Any] | None:
     """Override a part spec: a different kind replaces it, the same kind merges options."""
-    override = _as_spec(override)
+    override = _as_spec(override, role)
     if override is None:
         return None
     if base is None or ("kind" in override and override["kind"] != base.get("kind")):
@@ -126,7 +130,7 @@ def build(name: str, *, preset: str | None = None, **options: Any) -> ComposedAl
     spec = copy.deepcopy(PRESETS[base_name])
     for role in ROLES:
         if role in options:
-            spec[role] = _merge(spec[role], options.pop(role))
+            spec[role] = _merge(spec[role], options.pop(role), role)
     _check_roles(name, spec)
     parts = _parts(spec)
     for option, value in options.items():

@@ -138,8 +138,15 @@ def load_ozone_field(path: str | os.PathLike[str], units: str = "ppb") -> Sensor
         raise ValueError(f"unknown units {units!r}; valid units: {', '.join(UNITS)}")
     if not Path(path).is_file():
         raise FileNotFoundError(_missing_file_message(path))
-    with xr.open_dataset(path) as opened:
-        ds = opened.load()
+    try:
+        with xr.open_dataset(path) as opened:
+            ds = opened.load()
+    except (OSError, ValueError):  # not netCDF, truncated: xarray's backend text helps nobody
+        raise ValueError(
+            f"{os.fspath(path)!r} is not a readable prepared ozone field "
+            "(truncated, corrupt or not netCDF); prepare it again with "
+            "`python -m tvbo.data prepare-ozone` (data/README.md)"
+        ) from None
     needed = ("ozone", "day", "x", "y", "longitude", "latitude", "site_id")
     missing = [v for v in needed if v not in ds.variables]
     if missing or ds["ozone"].dims != ("site", "day"):

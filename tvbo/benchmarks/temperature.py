@@ -138,8 +138,15 @@ def load_intel_field(
 
     if not Path(path).is_file():
         raise FileNotFoundError(_missing_file_message(path))
-    with xr.open_dataset(path) as opened:
-        ds = opened.load()
+    try:
+        with xr.open_dataset(path) as opened:
+            ds = opened.load()
+    except (OSError, ValueError):  # not netCDF, truncated: xarray's backend text helps nobody
+        raise ValueError(
+            f"{os.fspath(path)!r} is not a readable prepared Intel temperature field "
+            "(truncated, corrupt or not netCDF); prepare it again with "
+            "`python -m tvbo.data prepare-intel` (data/README.md)"
+        ) from None
     needed = ("temperature", "time", "x", "y", "x_m", "y_m", "mote_id")
     missing = [v for v in needed if v not in ds.variables]
     if missing or ds["temperature"].dims != ("time", "sensor"):

@@ -54,7 +54,8 @@ class HardwareProfile:
                 )
 
     def seconds(self, counts: Mapping[str, float]) -> float:
-        """Seconds for a bag of work counts; kinds absent from the profile cost nothing."""
+        """Seconds for a bag of work counts. A profile built in code may leave a kind out (it
+        then costs nothing); a profile FILE must price every kind (:func:`load_profile`)."""
         return float(sum(self.coefficients.get(k, 0.0) * v for k, v in counts.items()))
 
     def to_dict(self) -> dict:
@@ -88,12 +89,35 @@ def _from_mapping(data: object, origin: str) -> HardwareProfile:
     coefficients = data["coefficients"]
     if not isinstance(coefficients, Mapping):
         raise ValueError(f"{origin}: 'coefficients' must be a mapping of work kind -> seconds")
+    missing = [kind for kind in WORK_KINDS if kind not in coefficients]
+    if missing:  # a missing price would silently make that work free (issue 24 item 6)
+        raise ValueError(
+            f"{origin}: coefficients {', '.join(missing)} missing; a profile prices every work "
+            f"kind ({', '.join(WORK_KINDS)}): give each in seconds per unit (0 if it is free)")
     return HardwareProfile(
         name=str(data.get("name", origin)),
-        coefficients={str(k): v for k, v in coefficients.items()},
+        coefficients={str(k): _number(v, f"{origin}: coefficient {k!r}")
+                      for k, v in coefficients.items()},
         description=str(data.get("description", "")),
         machine=dict(data.get("machine") or {}),
     )
+
+
+def _number(value: object, where: str) -> object:
+    """A coefficient as a number: YAML 1.1 (PyYAML) reads ``1e-11`` -- an exponent without a
+    dot -- as the STRING '1e-11', although every other reader (YAML 1.2, JSON, Python) sees a
+    number; such a string is read as the number it spells. Any other string is refused, saying
+    that YAML read it as a string."""
+    if not isinstance(value, str):
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{where} must be a number of seconds, but YAML read it as the string "
+                         f"{value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{where} must be a finite number >= 0, got {value!r}")
+    return number
 
 
 def load_profile(name_or_path: str | Path | None = None) -> HardwareProfile:

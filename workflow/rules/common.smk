@@ -15,12 +15,17 @@ from pathlib import Path
 # polynomial, paper aliases, the grid size (confirm_large) and every part's options, each error
 # one line naming the config path. Runs at parse time: before the DAG is built, before any job.
 try:
-    from tvbo.config_check import check_config
+    from tvbo.config_check import apply_command_line_overrides, check_config
 except ImportError as err:
     raise ImportError(
         f"the tvbo package is not importable ({err}); install it with 'pip install tvbo-lab' "
         "(or 'pip install -e .' in a clone) in the environment that runs snakemake"
     ) from err
+
+# `--config confirm_large=true` reaches Snakemake's config as the STRING 'true': read every
+# command-line value again as YAML, as `tvbo check-config --config` does (issue 24 item 4)
+apply_command_line_overrides(
+    config, getattr(getattr(workflow, "config_settings", None), "overwrite_config", None) or {})
 
 # workflow.source_path: relative to THIS file, so the schema is found when the workflow is used as
 # a module of a snakedeploy-ed folder too (workflow.basedir is then the deploying folder's).
