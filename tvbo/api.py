@@ -142,9 +142,9 @@ def simulate(
     and scipy, and any loaded OpenMP runtime, for the duration of the call (default 1: many
     small dense problems run fastest, and never oversubscribe shared cores, with one thread;
     ``None`` leaves them alone); the previous counts are restored afterwards and ``os.environ``
-    is never changed (see :mod:`tvbo.sim.threads`). A run whose estimated peak memory exceeds 4 GiB, or with more
-    ``threads`` than cores, is refused before any work unless ``confirm_large``
-    (:mod:`tvbo.resources`).
+    is never changed (see :mod:`tvbo.sim.threads`). A run whose estimated peak memory exceeds
+    4 GiB, or with more ``threads`` than cores, is refused before any work unless
+    ``confirm_large`` (:mod:`tvbo.resources`).
     ``evaluators`` (k asynchronous evaluators),
     ``overlap`` (compute the next query while evaluations run), ``pending`` (strategy for queries
     still running) and ``recommendation`` (``latest`` | ``posterior-mean``: record the regret of
