@@ -3,9 +3,10 @@
 Reads ``OUT/public/*.nc`` and ``OUT/paper/*.nc`` written by ``side_by_side.py`` and prints, per
 benchmark and side: runs, average (query) regret and time-integrated regret as mean ± s.e.
 (s.e. = sample std / sqrt(runs)), queries and dataset size at quarters of the horizon (means
-over runs), runs collapsed to the 2-point floor (dataset size <= 2 at any post-warm-up
-iteration), and two-sample tests of each regret (Welch's t, Mann-Whitney U; p-values). "Agree"
-means the ±1 s.e. intervals of the two sides overlap (|difference| <= s.e._public + s.e._paper).
+over runs), the mean compute charged per post-warm-up iteration, runs collapsed to the 2-point
+floor (dataset size <= 2 at any post-warm-up iteration), and two-sample tests of each regret
+(Welch's t, Mann-Whitney U; p-values). "Agree" means the ±1 s.e. intervals of the two sides
+overlap (|difference| <= s.e._public + s.e._paper).
 
     python examples/wdbo_public/compare.py OUT [--markdown FILE]
 """
@@ -45,6 +46,8 @@ def load(folder: Path) -> dict[str, list[dict]]:
             "tir": float(ds.attrs["time_integrated_regret"]),
             "queries": int(ds.attrs["n_iterations"]),
             "collapsed": bool(np.any(size[~warm & np.isfinite(size)] <= 2)),
+            "compute": float(np.nanmean(ds["compute_total"].values[~warm]))
+            if np.any(~warm) else math.nan,
         }
         for q in QUARTERS:
             row[f"queries@{q}"] = int(np.sum(t_sample <= q * horizon))
@@ -67,8 +70,9 @@ def _fmt(m: float, se: float) -> str:
 def table(runs: dict[str, dict[str, list[dict]]]) -> str:
     """The markdown table (and per-benchmark agreement lines) of both sides' runs."""
     lines = ["| benchmark | side | runs | avg regret | time-int. regret | queries "
-             "(25/50/75/100 % of H) | dataset size (25/50/75/100 %) | collapsed |",
-             "|---|---|---|---|---|---|---|---|"]
+             "(25/50/75/100 % of H) | dataset size (25/50/75/100 %) | compute/iter. (s) "
+             "| collapsed |",
+             "|---|---|---|---|---|---|---|---|---|"]
     verdicts = []
     benchmarks = sorted(set(runs["public"]) | set(runs["paper"]))
     for bench in benchmarks:
@@ -76,7 +80,7 @@ def table(runs: dict[str, dict[str, list[dict]]]) -> str:
         for side, label in SIDES.items():
             rows = runs[side].get(bench, [])
             if not rows:
-                lines.append(f"| {bench} | {label} | 0 | | | | | |")
+                lines.append(f"| {bench} | {label} | 0 | | | | | | |")
                 continue
             avg, tir = mean_se([r["avg"] for r in rows]), mean_se([r["tir"] for r in rows])
             summary[side] = (rows, avg, tir)
@@ -84,7 +88,8 @@ def table(runs: dict[str, dict[str, list[dict]]]) -> str:
             s = "/".join(f"{np.mean([r[f'size@{x}'] for r in rows]):.1f}" for x in QUARTERS)
             collapsed = sum(r["collapsed"] for r in rows)
             lines.append(f"| {bench} | {label} | {len(rows)} | {_fmt(*avg)} | {_fmt(*tir)} | "
-                         f"{q} | {s} | {collapsed}/{len(rows)} |")
+                         f"{q} | {s} | {np.mean([r['compute'] for r in rows]):.2f} | "
+                         f"{collapsed}/{len(rows)} |")
         if len(summary) == 2:
             verdicts.append(_verdict(bench, summary))
     return "\n".join(lines + [""] + verdicts) + "\n"
