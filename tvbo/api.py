@@ -161,6 +161,11 @@ def simulate(
         header = load_oracle_table(bench, oracle_table).header
         table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
     algo = build_algorithm()
+    replayed = getattr(model, "algorithm", "")  # a response-time model describes ONE algorithm
+    if replayed and algo.name and replayed != algo.name:
+        raise ValueError(f"profile {str(profile)!r} is the response-time model of {replayed!r}, "
+                         f"not of {algo.name!r}: calibrate {algo.name!r} from its own measured "
+                         "runs (tvbo calibrate --from-runs)")
 
     engine = Engine(bench, algo, model, seed=int(seed), options=options, progress=progress)
     with limit_blas_threads(threads):  # after the imports above: their BLAS is loaded
@@ -196,6 +201,11 @@ def simulate(
     }
     if table_record is not None:  # provenance; the values are those the run would have built
         config["oracle_table"] = table_record
+    from tvbo.plugins import record as plugin_record
+
+    plugin = plugin_record(algo.name)
+    if plugin is not None:  # provenance, and the label reports show without loading the plugin
+        config["algorithm"]["plugin"] = plugin
     ds.attrs.update(
         title=f"tvbo run: {algo.name} on {bench.name}, seed {seed}",
         Conventions="CF-1.11",

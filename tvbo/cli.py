@@ -181,6 +181,21 @@ def _all_names(kind: str) -> list[str]:
     return algorithms.names()
 
 
+def load_plugins(args: argparse.Namespace) -> None:
+    """Load the ``--plugin`` modules and the installed plugin entry points (:mod:`tvbo.plugins`)
+    before any name is checked: a bad plugin is one line naming it, before anything runs."""
+    from tvbo import plugins
+
+    plugins.load(getattr(args, "plugin", None) or ())
+
+
+def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="import this plugin module (defines TVBO_ALGORITHMS / TVBO_BENCHMARKS; "
+                   "see tvbo.plugins) before anything else; repeatable. Installed plugin "
+                   "packages (entry points tvbo.algorithms / tvbo.benchmarks) need no flag")
+
+
 def check_name(kind: str, name: str, valid: Sequence[str]) -> None:
     """Raise :class:`UsageError` naming ``name`` and listing ``valid`` if it is not in them."""
     if name not in valid:
@@ -253,7 +268,9 @@ def _check_run_args(args: argparse.Namespace) -> None:
     """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation: names, then the
     ONE check of the run options (:func:`tvbo.runspec.check_run_options`, as the API and the
     config validator use it: compute vs polynomial vs profile, time-grid step vs horizon, seed
-    range, pending strategy, evaluators/overlap vs the algorithm)."""
+    range, pending strategy, evaluators/overlap vs the algorithm). Plugins are loaded first."""
+    if getattr(args, "plugin", None):
+        load_plugins(args)
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
         check_name("benchmark", args.benchmark, _all_names("benchmark"))
     # an ablation (config algorithm_options {name: {preset: ...}}) is a new name: check its preset
@@ -377,14 +394,19 @@ def _print_final_regrets(ds: Any, *, quiet: bool) -> None:
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the catalogue: one line per name with its description and citation.
 
-    ``--names`` prints bare names, one per line (for scripts). Reads only the static catalogue
-    (:mod:`tvbo.registry`), so it imports no benchmark or algorithm module.
+    ``--names`` prints bare names, one per line (for scripts). Reads the static catalogue
+    (:mod:`tvbo.registry`), so it imports no built-in benchmark or algorithm module, and the
+    plugins (:mod:`tvbo.plugins`: installed entry points and ``--plugin`` modules), which it
+    does import: a bad plugin is one line naming it.
     """
-    from tvbo import registry
+    from tvbo import plugins, registry
 
+    load_plugins(args)
+    found = {section: {n: plugins.find(section, n) for n in plugins.names(section)}
+             for section in plugins.ENTRY_POINT_GROUPS}
     sources: dict[str, Callable[[], Sequence[str]]] = {
-        "benchmarks": benchmark_names,
-        "algorithms": algorithm_names,
+        "benchmarks": lambda: sorted({*benchmark_names(), *found["benchmarks"]}),
+        "algorithms": lambda: sorted({*algorithm_names(), *found["algorithms"]}),
         "compute": compute_models,
         "profiles": profile_names,
     }
@@ -394,7 +416,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     def line(kind: str, name: str) -> str:
         if args.names:
             return name
-        item = registry.entry(kind, name)
+        item = registry.entry(kind, name) or found.get(kind, {}).get(name)
         if item is None:  # registered at run time: no catalogue text
             return name
         return f"{name:<{width}}  {item.description}  [{item.citation}]"
@@ -409,8 +431,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    """Fit a hardware profile (work -> seconds) on this machine and write it as YAML."""
+    """Fit a hardware profile (work -> seconds) on this machine and write it as YAML; with
+    ``--from-runs``, a response-time model R_p(n) of one algorithm from its measured runs."""
     out = Path(args.out)
+    if args.from_runs:
+        if args.emulate:
+            raise UsageError("--from-runs and --emulate are two different calibrations; give one")
+        from tvbo.sim.calibrate_runs import calibrate_from_runs
+
+        print(calibrate_from_runs(args.from_runs, out, degree=args.degree, name=args.name))
+        return 0
     targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
     from tvbo.sim.threads import limit_blas_threads
@@ -640,7 +670,10 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
 # -- tvbo oracle: the shared f*(t) table (tvbo.benchmarks.oracle_table) --------------------------
 def cmd_oracle(args: argparse.Namespace) -> int:
     """Build one benchmark configuration's f*(t) table and write it atomically."""
-    check_name("benchmark", args.benchmark, benchmark_names())
+    if args.plugin:
+        load_plugins(args)
+    if args.benchmark not in benchmark_names():  # maybe a plugin's: the complete list
+        check_name("benchmark", args.benchmark, _all_names("benchmark"))
     from tvbo.api import write_oracle
 
     started = time.monotonic()
@@ -673,6 +706,7 @@ def _add_oracle(sub: argparse._SubParsersAction) -> None:
         if opt.workflow == "benchmark":
             _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no summary line on stderr")
+    _add_plugin_flag(p)
     p.set_defaults(func=cmd_oracle)
 # -- fit-health (a separate block: its command and its parser) -----------------------------------
 def _unit_share(text: str) -> float:
@@ -800,6 +834,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         if opt.cli_flag is not None and opt.name != "seed":
             _add_run_option(p, opt)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _add_plugin_flag(p)
 
 
 def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
@@ -878,6 +913,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("what", nargs="?", choices=LISTABLE, help="what to list (default: all)")
     p.add_argument("--names", action="store_true", help="bare names only, one per line")
+    _add_plugin_flag(p)
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("calibrate", help="fit a hardware profile for the counted compute model")
@@ -901,6 +937,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--algorithm", default="w-dbo", help="algorithm priced by --emulate")
     p.add_argument("--description", help="description stored in the profile (with --emulate)")
+    p.add_argument(
+        "--from-runs", nargs="+", metavar="RUN.nc|DIR",
+        help="instead of timing this machine, fit a response-time model R_p(n) per phase "
+        "(non-negative polynomial, with its fit error) to one algorithm's runs made with "
+        "--compute measured (files, or folders searched for *.nc); replay it with --compute "
+        "polynomial --profile OUT")
+    p.add_argument("--degree", type=nonnegative_int, default=2, metavar="D",
+                   help="degree of each R_p(n) with --from-runs (0-3, default 2)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")

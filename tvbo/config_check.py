@@ -20,7 +20,9 @@ The checks, in order (the first failure is reported):
 4. the run options (:func:`tvbo.runspec.check_run_options`): seeds below :data:`SEED_LIMIT`
    (the run file stores the seed as an int64 coordinate), compute vs polynomial vs profile, the
    profile exists and parses, time_grid_step <= horizon, a known pending strategy;
-5. names against the tvbo registries (benchmarks, algorithms, ablation presets), labels and
+5. the ``plugins`` modules and installed plugin entry points are loaded (:mod:`tvbo.plugins`: a
+   bad plugin is named with its cause), then names against the tvbo registries (benchmarks,
+   algorithms -- plugins' included --, ablation presets), labels and
    variants, the noise protocols and ``paper_aliases``;
 6. the size of the grid: more than :data:`LARGE_GRID_RUNS` runs needs ``confirm_large: true``
    (the message gives the number of runs and a rough wall-time estimate, :func:`estimate_wall`);
@@ -39,7 +41,12 @@ The checks, in order (the first failure is reported):
    named by the options does not exist yet (``OSError``, e.g. PE-GP-UCB's prior days) is not
    judged here: the names and values checked before the file is read still are. Last, with
    k > 1 evaluators or overlap in the grid, every algorithm is built once more and
-   :func:`tvbo.runspec.check_run_options` checks it can run that way.
+   :func:`tvbo.runspec.check_run_options` checks it can run that way;
+8. under ``compute: counted``, every plugin algorithm of the grid is run for a few iterations
+   (:func:`tvbo.sim.work_probe.probe_work`): one that reports no work is refused (it would be
+   charged 0 s), with the message naming ``measured`` and ``polynomial``; the compute model is
+   the algorithm's own where ``compute_per_algorithm`` gives one (checked after step 5: valid,
+   and a mix ``tvbo merge`` accepts -- counted beside replayed response-time models).
 
 Layering: this module sits below ``tvbo.cli`` and the workflow; it imports ``tvbo.algorithms``,
 ``tvbo.benchmarks``, ``tvbo.sim`` and ``tvbo.analysis.published`` lazily and nothing below
@@ -66,8 +73,10 @@ __all__ = [
     "README",
     "SECONDS_PER_RUN",
     "SEED_LIMIT",
+    "COMPUTE_KEYS",
     "ConfigError",
     "check_config",
+    "compute_values",
     "estimate_wall",
     "exit_on_yaml_error",
     "grid_size",
@@ -369,6 +378,104 @@ def _check_registry_names(cfg: Mapping[str, Any]) -> None:
             raise _fail(f"algorithm_options {name!r}: {err}") from None
 
 
+def _load_plugins(cfg: Mapping[str, Any]) -> None:
+    """Import the ``plugins`` modules and the installed plugin entry points (tvbo.plugins)."""
+    from tvbo import plugins
+
+    try:
+        plugins.load(cfg.get("plugins") or ())
+    except plugins.PluginError as err:
+        raise _fail(f"plugins: {err}") from None
+
+
+#: the run options an entry of ``compute_per_algorithm`` sets (the others keep the campaign's)
+COMPUTE_KEYS: tuple[str, ...] = ("compute", "profile", "polynomial")
+
+
+def compute_values(cfg: Mapping[str, Any], algorithm: str) -> dict[str, Any]:
+    """The compute options of ``algorithm``'s runs: its ``compute_per_algorithm`` entry (absent
+    keys: counted's defaults) or, without one, the campaign's ``compute``/``profile``/
+    ``polynomial`` (what the workflow passes to its jobs)."""
+    entry = (cfg.get("compute_per_algorithm") or {}).get(algorithm)
+    if entry is None:
+        return {key: cfg.get(key, "counted" if key == "compute" else None)
+                for key in COMPUTE_KEYS}
+    return {"compute": entry.get("compute", "counted"), "profile": entry.get("profile"),
+            "polynomial": entry.get("polynomial")}
+
+
+def _check_compute_per_algorithm(cfg: Mapping[str, Any]) -> None:
+    """Each entry names an algorithm of the grid and is a valid compute setting; with entries,
+    the campaign's runs must be mergeable: ``counted`` (one profile) beside replays (``polynomial``
+    with a response-time model), as ``tvbo merge`` accepts -- refused here, before any job,
+    rather than by the merge after all of them."""
+    entries = cfg.get("compute_per_algorithm") or {}
+    if not entries:
+        return
+    from tvbo.runspec import check_run_options
+
+    for name in entries:
+        if name not in cfg["algorithms"]:
+            raise _fail(f"compute_per_algorithm: {name!r} is not an algorithm of the grid; "
+                        f"algorithms: {', '.join(cfg['algorithms'])}")
+    kinds: dict[str, str] = {}
+    for name in cfg["algorithms"]:
+        values = compute_values(cfg, name)
+        try:
+            check_run_options(values, style="api")
+        except ValueError as err:
+            where = f"compute_per_algorithm.{name}" if name in entries else "compute"
+            raise _fail(f"{where}: {err}") from None
+        replay = values["compute"] == "polynomial" and values["polynomial"] is None
+        if replay:
+            from tvbo.sim.calibrate_runs import load_response_model
+
+            modelled = load_response_model(values["profile"]).get("algorithm")
+            if modelled != name:
+                raise _fail(f"compute_per_algorithm.{name}.profile {values['profile']!r} is the "
+                            f"response-time model of {modelled!r}, not of {name!r}")
+        kinds[name] = ("replay" if replay else
+                       f"counted with profile {values['profile'] or 'default'}"
+                       if values["compute"] == "counted" else values["compute"])
+    others = sorted({k for k in kinds.values() if k != "replay"})
+    if len(others) > 1 or (len(others) == 1 and "replay" in kinds.values()
+                           and not others[0].startswith("counted")):
+        shown = ", ".join(f"{a}: {k}" for a, k in kinds.items())
+        raise _fail(f"compute_per_algorithm: the runs could not be merged ({shown}); a campaign "
+                    "mixes only counted runs (one profile) with replayed response-time models "
+                    "(compute: polynomial, profile: R.yaml from tvbo calibrate --from-runs)")
+
+
+def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
+    """Under ``compute: counted``, every plugin algorithm of the grid must report its work (or
+    declare ``compute_free``): probed for a few iterations on the grid's first benchmark that
+    needs no data file (tvbo.sim.work_probe), so a campaign is refused before any job rather
+    than at each job's first iteration. Built-in algorithms are checked by the test suite."""
+    from tvbo import plugins
+
+    grid_plugins = [name for name in cfg["algorithms"]
+                    if compute_values(cfg, name)["compute"] == "counted"
+                    and plugins.find("algorithms", name) is not None]
+    benchmark = next((b for b in cfg["benchmarks"] if b not in DATA_BENCHMARKS), None)
+    if not grid_plugins or benchmark is None:
+        return
+    from tvbo.algorithms import make
+    from tvbo.algorithms.display import split_label_options
+    from tvbo.benchmarks import make as make_benchmark
+    from tvbo.sim.work_probe import probe_work
+
+    overrides = cfg["benchmark_options"].get(benchmark, {})
+    for name in grid_plugins:
+        bench = make_benchmark(benchmark, horizon=cfg["horizon"], cost_table=cfg["cost_table"],
+                               cost=overrides.get("cost"), noise_var=overrides.get("noise_var"),
+                               **dict(overrides.get("options", {})))
+        algorithm = make(name, **split_label_options(cfg["algorithm_options"].get(name))[0])
+        try:
+            probe_work(bench, algorithm)
+        except ValueError as err:
+            raise _fail(f"algorithms: {err}") from None
+
+
 def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
     """A known protocol, and never beside an explicit noise_var (two sources for one number)."""
     from tvbo.benchmarks.noise import NOISE_PROTOCOLS
@@ -566,7 +673,7 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     """Validate ``cfg`` IN PLACE (schema defaults are filled in) and return it.
 
     ``schema``: the JSON Schema (a path or the parsed mapping; default :func:`schema_path`).
-    ``options=False`` skips building the parts (step 7 of the module docstring).
+    ``options=False`` skips building the parts (steps 7 and 8 of the module docstring).
     Raises :class:`ConfigError` with one line naming the field, the value and what is valid.
     """
     if not isinstance(cfg, dict):
@@ -577,12 +684,15 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     _check_finite(cfg)
     schema = _load_schema(schema)
     _check_schema(cfg, schema)
+    _load_plugins(cfg)  # before any name is checked: plugin names are valid names
     _check_run_options(cfg, build=False)  # seeds < 2**63 before the names, as before
     _check_registry_names(cfg)
+    _check_compute_per_algorithm(cfg)
     _check_noise_protocols(cfg)
     _check_paper_aliases(cfg)
     if options:
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)
         _check_run_options(cfg, build=True)  # evaluators/overlap vs the algorithms built
+        _check_plugins_report_work(cfg)
     return cfg

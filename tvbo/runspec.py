@@ -364,6 +364,8 @@ CLI_ONLY: dict[str, str] = {
     "out": "the run file(s) to write",
     "quiet": "no progress on stderr",
     "seeds": "tvbo run-many's seeds: the seed option, one run per value",
+    "plugin": "plugin modules to import first (tvbo.plugins): they add names, they are not a "
+              "setting of the run (the config key plugins is passed by the workflow)",
 }
 
 _BY_NAME: dict[str, RunOption] = {o.name: o for o in RUN_SPEC}
@@ -519,21 +521,25 @@ def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
     compute, polynomial = value("compute"), value("polynomial")
     profile = value("profile")
     C, P, PR = name("compute"), name("polynomial"), name("profile")
-    if (compute == "polynomial") != (polynomial is not None):
+    # polynomial with a profile and no coefficients: a response-time model file replays an
+    # algorithm (tvbo calibrate --from-runs; tvbo.sim.compute.ResponseTimeModel)
+    replay = compute == "polynomial" and profile is not None and polynomial is None
+    if not replay and (compute == "polynomial") != (polynomial is not None):
         shown = None if polynomial is None else ",".join(f"{a:g}" for a in polynomial)
         raise ValueError(" ".join(
             f"{P} (coefficients A0,A1,... of R(n)) must be set exactly when compute is "
-            f"'polynomial' ({C} polynomial needs {P} A0,A1,...); got {C} {compute}, "
-            f"{P} {shown}".split()))
-    if profile is not None and compute != "counted":
-        raise ValueError(f"{PR} applies only to compute 'counted' ({PR} needs {C} counted), "
-                         f"got {C} {compute}")
+            f"'polynomial' ({C} polynomial needs {P} A0,A1,... or {PR} R.yaml from tvbo "
+            f"calibrate --from-runs); got {C} {compute}, {P} {shown}".split()))
+    if profile is not None and not (compute == "counted" or replay):
+        raise ValueError(f"{PR} applies only to compute 'counted' ({PR} needs {C} counted, or "
+                         f"{C} polynomial without {P}: a response-time model from tvbo "
+                         f"calibrate --from-runs), got {C} {compute}")
     horizon, step = value("horizon"), value("time_grid_step")
     if horizon is not None and step > horizon:
         raise ValueError(f"{name('time_grid_step')} {step:g} exceeds {name('horizon')} "
                          f"{horizon:g}")
     if isinstance(profile, str | os.PathLike):
-        _check_profile(PR, profile)
+        _check_profile(PR, profile, replay=replay)
     _check_parallel(options, style, spec, algorithms)
 
 
@@ -552,16 +558,24 @@ def _profile_key(profile: str | os.PathLike) -> tuple[Any, ...]:
     return ("file", os.path.realpath(profile), st.st_size, st.st_mtime_ns)
 
 
-def _check_profile(where: str, profile: str | os.PathLike) -> None:
-    key = _profile_key(profile)
+def _check_profile(where: str, profile: str | os.PathLike, *, replay: bool = False) -> None:
+    key = (*_profile_key(profile), replay)
     if key in _CHECKED_PROFILES:
         return
     import yaml
 
+    from tvbo.sim.calibrate_runs import is_response_model, load_response_model
     from tvbo.sim.profiles import load_profile
 
     try:
-        load_profile(profile)
+        if replay:
+            load_response_model(profile)
+        elif is_response_model(profile):
+            raise ValueError("a response-time model (tvbo calibrate --from-runs), not a hardware "
+                             "profile: replay it with compute polynomial and no polynomial "
+                             "coefficients")
+        else:
+            load_profile(profile)
     except (ValueError, OSError, yaml.YAMLError) as err:
         raise ValueError(f"{where} {str(profile)!r}: {' '.join(str(err).split())} "
                          "(`tvbo list profiles`)") from None

@@ -4,8 +4,8 @@ Every numerical routine of an algorithm reports the *work* it did to a :class:`W
 (floating-point operations of dense linear algebra, kernel entries evaluated, and top-level
 numerical calls). The ``counted`` compute model turns those counts into seconds with a hardware
 profile, which makes virtual time a deterministic function of the computation itself and so
-bit-identical across machines. The same counter also measures the CPU (thread) time of each
-phase, which the ``measured`` compute model uses instead.
+bit-identical across machines. The same counter also measures the CPU time of each phase (all
+threads of the process), which the ``measured`` compute model uses instead.
 
 Work kinds (keep this list and :data:`WORK_KINDS` in step; hardware profiles name them):
 
@@ -140,11 +140,11 @@ class WorkCounter:
         """
         outer = self._stack[-1] if self._stack else None
         self._stack.append(name)
-        start = time.thread_time()
+        start = time.process_time()  # every thread of the process (BLAS, OpenMP, torch)
         try:
             yield
         finally:
-            elapsed = time.thread_time() - start
+            elapsed = time.process_time() - start
             self._stack.pop()
             self._cpu[name] += elapsed
             if outer is not None:
@@ -156,7 +156,7 @@ class WorkCounter:
         return {p: dict(k) for p, k in self._counts.items()}
 
     def cpu_seconds(self) -> dict[str, float]:
-        """Thread CPU time per phase, in seconds (a copy)."""
+        """Process CPU time (all threads) per phase, in seconds (a copy)."""
         return {p: max(0.0, s) for p, s in self._cpu.items()}
 
     def phases(self) -> list[str]:

@@ -72,8 +72,11 @@ def register(name: str, factory: Callable[..., Algorithm]) -> None:
 
 
 def names() -> list[str]:
-    """Algorithm names (the catalogue's, then presets and classes registered at run time)."""
-    extra = set(_CUSTOM)
+    """Algorithm names (the catalogue's, then presets and classes registered at run time, and
+    plugins: installed entry points and loaded plugin modules, :mod:`tvbo.plugins`)."""
+    from tvbo import plugins
+
+    extra = set(_CUSTOM) | set(plugins.names("algorithms"))
     if "tvbo.algorithms.presets" in sys.modules:  # presets added by user code
         extra |= set(_presets())
     return sorted(set(registry.names("algorithms")) | extra)
@@ -107,8 +110,16 @@ def make(name: str, **options: Any) -> Algorithm:
 
     options, _ = split_label_options(options)
     key = str(name).strip().lower()
-    if key in _CUSTOM:
-        factory: Callable[..., Algorithm] = _CUSTOM[key]
+    plugin = None
+    if key not in _CUSTOM and registry.entry("algorithms", key) is None and (
+            "preset" not in options):
+        from tvbo import plugins
+
+        plugin = plugins.find("algorithms", key)
+    if plugin is not None:
+        factory: Callable[..., Algorithm] = plugin.build
+    elif key in _CUSTOM:
+        factory = _CUSTOM[key]
     else:
         base = str(options.get("preset") or key)
         item = registry.entry("algorithms", base)

@@ -70,6 +70,12 @@ class Algorithm(ABC):
 
     #: registry name, e.g. "gp-ucb"
     name: ClassVar[str] = ""
+    #: True only for an algorithm whose computation is negligible by design (no model, e.g.
+    #: uniform random queries): under ``compute: counted`` an algorithm that reports no work
+    #: after warm-up is refused (its compute would be priced 0 s, silently) unless it declares
+    #: this. Code tvbo cannot count (an outside optimiser) runs under ``measured`` or
+    #: ``polynomial`` instead (``tvbo calibrate --from-runs``).
+    compute_free: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.work = WorkCounter()

@@ -76,6 +76,9 @@ class ComposedAlgorithm(Algorithm):
         self.side: SideQueries | None = sides[0] if sides else None
         self.editor = DatasetEditor(self.surrogate)
         self._stale_fit = False
+        # compute-free only by the acquisition's explicit declaration (a model-free query rule
+        # such as random search): `counted` refuses any other algorithm that reports no work
+        self.compute_free = bool(getattr(self.acquisition, "compute_free", False))
 
     @property
     def removed_total(self) -> int:

@@ -694,6 +694,9 @@ class RandomSearchAcquisition(PriorSetAcquisition):
 
     kind = "random-search"
     uses_models = False
+    #: one uniform draw per query: no work to count, declared (Algorithm.compute_free), so
+    #: `compute: counted` prices it 0 s instead of refusing it
+    compute_free = True
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         idx = self.available(t)

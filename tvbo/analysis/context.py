@@ -113,6 +113,19 @@ def recorded_algorithm_options(campaign: xr.Dataset) -> dict[str, dict]:
     return out
 
 
+def recorded_plugin_labels(campaign: xr.Dataset) -> dict[str, str]:
+    """``{algorithm key: display name}`` of the plugin algorithms (:mod:`tvbo.plugins`), as
+    their runs recorded it: a report labels them without importing the plugin."""
+    runs = runs_table(campaign)
+    configs = _run_values(campaign, runs, "config_json")
+    out: dict[str, str] = {}
+    for algorithm, text in zip(runs["algorithm"], configs, strict=True):
+        plugin = _json(text).get("algorithm", {}).get("plugin")
+        if isinstance(plugin, dict) and isinstance(plugin.get("display"), str):
+            out.setdefault(str(algorithm), plugin["display"])
+    return out
+
+
 def campaign_labels(
     campaign: xr.Dataset, overrides: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, str]:
@@ -131,6 +144,9 @@ def campaign_labels(
         overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
     overrides = {str(k): dict(v) for k, v in overrides.items()}
     resolved = recorded_algorithm_options(campaign)
+    for key, display in recorded_plugin_labels(campaign).items():
+        if key in keys and "label" not in overrides.get(key, {}):
+            overrides.setdefault(key, {})["label"] = display  # a plugin's own display name
     known = set(names())
     for key in keys:
         if key not in resolved and key not in known and "preset" not in overrides.get(key, {}):
@@ -162,9 +178,17 @@ def campaign_setting(campaign: xr.Dataset) -> dict[str, Any]:
             per_benchmark.setdefault(str(benchmark), []).append(float(horizon))
     configs = [_json(t) for t in _run_values(campaign, runs, "config_json")]
     cost_tables = sorted({str(c["cost_table"]) for c in configs if c.get("cost_table")})
-    models, profiles = set(), set()
+    models, profiles, replayed = set(), set(), {}
     for config in configs:
         compute = config.get("compute")
+        if isinstance(compute, dict) and isinstance(compute.get("replay"), dict):
+            replay = compute["replay"]
+            error = (replay.get("fit_error") or {}).values()
+            worst = max((float(e.get("relative_rmse", 0.0)) for e in error
+                         if isinstance(e, dict)), default=float("nan"))
+            plugin = (config.get("algorithm") or {}).get("plugin") or {}
+            label = plugin.get("display") or replay.get("algorithm") or "?"
+            replayed[str(label)] = worst
         if isinstance(compute, dict):
             models.add(str(compute.get("model", "")))
             profile = compute.get("profile")
@@ -179,6 +203,8 @@ def campaign_setting(campaign: xr.Dataset) -> dict[str, Any]:
         "compute": sorted(m for m in models if m),
         "profile": sorted(p for p in profiles if p),
         "seeds": (int(seeds.min()), int(seeds.max())) if len(seeds) else (0, 0),
+        # algorithm label -> worst relative RMS fit error of its response-time model's phases
+        "replayed": dict(sorted(replayed.items())),
     }
 
 
@@ -202,4 +228,13 @@ def setting_text(setting: Mapping[str, Any]) -> str:
                       ("profile", "profile")):
         values = setting.get(key) or []
         parts.append(f"{name} {', '.join(values)}" if values else f"{name} not recorded")
-    return "Setting: " + "; ".join(parts) + "."
+    text = "Setting: " + "; ".join(parts) + "."
+    replayed = setting.get("replayed") or {}
+    if replayed:
+        shown = ", ".join(f"{a} (fit error {e:.0%} RMS)" if np.isfinite(e) else a
+                          for a, e in replayed.items())
+        text += (f" Caveat: {shown} replay{'s' if len(replayed) == 1 else ''} its measured CPU "
+                 "time through a response-time model R(n) fitted by tvbo calibrate --from-runs "
+                 "(the machine that measured it, not the counted work of the profile); compare "
+                 "with counted rows with that in mind.")
+    return text

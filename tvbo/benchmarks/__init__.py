@@ -123,8 +123,12 @@ _CATALOGUE: dict[str, registry.Entry] = {normalise_name(e.name): e for e in regi
 
 
 def names() -> list[str]:
-    """Sorted benchmark names, as registered (e.g. ``temperature-sensors``)."""
-    return sorted({e.name for e in registry.BENCHMARKS} | {_DISPLAY[k] for k in _REGISTRY})
+    """Sorted benchmark names, as registered (e.g. ``temperature-sensors``), plugins included
+    (installed entry points and loaded plugin modules, :mod:`tvbo.plugins`)."""
+    from tvbo import plugins
+
+    return sorted({e.name for e in registry.BENCHMARKS} | {_DISPLAY[k] for k in _REGISTRY}
+                  | set(plugins.names("benchmarks")))
 
 
 def register(name: str, factory: Factory, *, replace: bool = False) -> None:
@@ -179,6 +183,12 @@ def make(name: str, **opts: Any) -> Benchmark:
     if key not in _REGISTRY and key in _CATALOGUE:
         _REGISTRY[key] = _factory(_CATALOGUE[key])
         _DISPLAY[key] = _CATALOGUE[key].name
+    if key not in _REGISTRY:
+        from tvbo import plugins
+
+        plugin = plugins.find("benchmarks", str(name).strip().lower())
+        if plugin is not None:
+            _REGISTRY[key], _DISPLAY[key] = plugin.build, plugin.name
     if key not in _REGISTRY:
         load_all()
     if key not in _REGISTRY:

@@ -22,6 +22,10 @@ The fields, and why each must agree (the run's attributes are written by
     hardware profile's name and coefficients, the polynomial's coefficients. The speed factor is
     left out: it is a run key, and a what-if campaign varies it on purpose (but a run whose
     recorded speed differs from its ``speed`` coordinate is refused: the file is inconsistent).
+    One exception: runs replayed through a response-time model (``polynomial`` with a model
+    from ``tvbo calibrate --from-runs``, an outside algorithm's measured cost made
+    deterministic) merge with ``counted`` runs, each algorithm with one model; the tables say
+    so in a caveat line. ``measured`` runs still merge with nothing else.
 ``cost_table``
     the published noise/cost table (``metronome`` or ``icml``) the benchmark settings came from.
 ``tvbo_version``
@@ -167,6 +171,7 @@ def run_conditions(attrs: dict[str, Any]) -> dict[str, Any]:
         "cost_table": cost_table,
         "tvbo_version": attrs.get("tvbo_version"),
         "_speed": compute.get("speed"),
+        "_replay": isinstance(compute.get("replay"), dict),
     }
 
 
@@ -212,11 +217,15 @@ def check_consistent(
                 f"{label}: inconsistent run: speed coordinate {key[speed_axis]!r} but its compute "
                 f"model records speed {recorded!r}"
             )
+    if "compute" not in allowed:
+        _check_replays(runs)
     for field in MIXABLE:
         if field in allowed:
             continue
         first: dict[Any, tuple[str, Any]] = {}
         for label, key, cond in runs:
+            if field == "compute" and cond.get("_replay"):
+                continue  # judged by _check_replays
             group = key[bench_axis] if field == "horizon" else None
             value = cond.get(field)
             if group not in first:
@@ -230,6 +239,37 @@ def check_consistent(
                     f"{_show(field, value, value0)} in {label}; a campaign compares like with like "
                     f"(pass --allow-mixed {field} to merge them anyway)"
                 )
+
+
+def _check_replays(runs: Sequence[tuple[str, tuple[Any, ...], dict[str, Any]]]) -> None:
+    """Replayed runs (``polynomial`` through a response-time model of ``tvbo calibrate
+    --from-runs``) merge with ``counted`` runs: both are deterministic virtual compute, priced
+    from the algorithm's own reported work or from its own measured response time. Each
+    algorithm's replayed runs must share one model; a replay beside ``measured`` or an explicit
+    polynomial is refused (those are not comparable prices). Tables carry a caveat line
+    (:func:`tvbo.analysis.context.setting_text`)."""
+    algorithm_axis = RUN_KEYS.index("algorithm")
+    models: dict[Any, tuple[str, Any]] = {}
+    other: tuple[str, Any] | None = None  # the first run neither replayed nor counted
+    for label, key, cond in runs:
+        if cond.get("_replay"):
+            algorithm = key[algorithm_axis]
+            if algorithm in models and models[algorithm][1] != cond.get("compute"):
+                raise MixedRunsError(
+                    f"runs of {algorithm!r} replay different response-time models in "
+                    f"{models[algorithm][0]} and {label}; a campaign compares like with like "
+                    "(pass --allow-mixed compute to merge them anyway)")
+            models.setdefault(algorithm, (label, cond.get("compute")))
+        elif other is None:
+            model = json.loads(cond["compute"]).get("model") if cond.get("compute") else None
+            if model != "counted":
+                other = (label, cond.get("compute"))
+    if models and other is not None:
+        first = next(iter(models.values()))[0]
+        raise MixedRunsError(
+            f"runs differ in compute: a replayed response-time model in {first} vs "
+            f"{_show('compute', other[1])} in {other[0]}; replayed runs merge only with counted "
+            "runs (pass --allow-mixed compute to merge them anyway)")
 
 
 def _run_key(ds: xr.Dataset, path: str | Path) -> tuple[Any, ...]:

@@ -6,11 +6,15 @@ The engine asks a model for the duration of every phase of every iteration. Thre
     deterministic: the phase's *work counts* (see :mod:`tvbo.work`) times the coefficients of
     a hardware profile. The same seed gives bit-identical runs on any machine.
 ``measured``
-    the CPU (thread) time the phase really took on this machine. Realistic, not reproducible.
+    the CPU time the phase really took on this machine, all threads of the process (not GPU
+    time, not other processes). Realistic, not reproducible.
 ``polynomial``
     the response time is given explicitly as ``R(n) = c + a0 + a1 n + a2 n^2 + ...``: each
     post-warm-up ``propose`` is charged ``sum_i a_i n^i`` seconds for dataset size ``n`` and every
     other phase is free. This is the model the regret analysis (and BOLT's ICML version) assumes.
+    With a response-time model file instead of coefficients (``profile: R.yaml``, written by
+    ``tvbo calibrate --from-runs`` from measured runs), it replays an algorithm tvbo cannot count
+    deterministically (:class:`ResponseTimeModel`).
 
 Every model divides by ``speed``, the hardware speed factor of what-if studies: ``speed = 10``
 is hardware ten times faster.
@@ -32,6 +36,9 @@ class ComputeModel(ABC):
     """Converts one phase of computation into virtual seconds."""
 
     name: str
+    #: whether the model prices reported work (the engine then refuses an algorithm that reports
+    #: none after warm-up, unless it declares ``compute_free``): only ``counted``
+    requires_work: bool = False
 
     def __init__(self, speed: float = 1.0) -> None:
         # finite: speed = inf would make every computation free, silently (NaN fails "> 0")
@@ -73,6 +80,7 @@ class CountedModel(ComputeModel):
     """Work counts times hardware-profile coefficients: deterministic virtual time."""
 
     name = "counted"
+    requires_work = True
 
     def __init__(self, profile: HardwareProfile, speed: float = 1.0) -> None:
         super().__init__(speed)
@@ -86,7 +94,16 @@ class CountedModel(ComputeModel):
 
 
 class MeasuredModel(ComputeModel):
-    """The thread CPU time of each phase on this machine."""
+    """The CPU time of each phase on this machine, summed over every thread of the process.
+
+    The clock is ``time.process_time()`` (:meth:`tvbo.work.WorkCounter.phase`): user + system
+    CPU time of all threads of this process, so BLAS/OpenMP and torch worker threads are
+    charged (``time.thread_time()`` of the calling thread missed them). What it cannot see:
+    time on a GPU or another device (a CUDA kernel runs while the CPU waits or idles), work done
+    by other processes (a solver server, a subprocess), and time spent waiting (I/O, sleep,
+    network); and it does charge any unrelated thread of the process that runs during the
+    phase. Two threads busy for 1 s each are charged 2 s: CPU time, not wall time.
+    """
 
     name = "measured"
 
@@ -94,7 +111,7 @@ class MeasuredModel(ComputeModel):
         return cpu_seconds
 
     def describe(self) -> dict:
-        return {"model": self.name, "speed": self.speed, "clock": "time.thread_time"}
+        return {"model": self.name, "speed": self.speed, "clock": "time.process_time"}
 
 
 class PolynomialModel(ComputeModel):
@@ -131,6 +148,44 @@ class PolynomialModel(ComputeModel):
         return {"model": self.name, "speed": self.speed, "coefficients": self.coefficients}
 
 
+class ResponseTimeModel(PolynomialModel):
+    """``polynomial`` replaying a response-time model of ``tvbo calibrate --from-runs``.
+
+    Per phase p, R_p(n) was fitted to measured CPU times (:mod:`tvbo.sim.calibrate_runs`); each
+    call is charged the sum of its phases' R_p(n) on its outer phase (``acquisition`` for
+    ``propose``, ``update`` for ``ingest``, warm-up ingestions included, as they were measured).
+    Deterministic: the same seed gives the same run on any machine. ``describe`` records the
+    model file, its coefficients, its fit error and its source runs (provenance).
+    """
+
+    def __init__(self, path: str, speed: float = 1.0) -> None:
+        from tvbo.sim.calibrate_runs import load_response_model
+
+        ComputeModel.__init__(self, speed)
+        self.path = str(path)
+        self.model = load_response_model(path)
+        self.algorithm = str(self.model.get("algorithm", ""))
+        self.phases = {str(p): [float(a) for a in c] for p, c in self.model["phases"].items()}
+
+    def response_compute(self, n: int) -> float:
+        """Compute part of one iteration's R(n): every phase's R_p(n)."""
+        from tvbo.sim.calibrate_runs import replay_seconds
+
+        return sum(replay_seconds(self.phases, call, n) for call in ("propose", "ingest"))
+
+    def phase_seconds(self, phase, counts, cpu_seconds, dataset_size, *, call, warmup):
+        from tvbo.sim.calibrate_runs import OUTER_PHASE, replay_seconds
+
+        if call not in OUTER_PHASE or phase != OUTER_PHASE[call]:
+            return 0.0
+        return replay_seconds(self.phases, call, dataset_size)
+
+    def describe(self) -> dict:
+        keys = ("name", "algorithm", "degree", "phases", "fit_error", "source")
+        return {"model": self.name, "speed": self.speed,
+                "replay": {"file": self.path, **{k: self.model.get(k) for k in keys}}}
+
+
 def make_compute_model(
     name: str,
     *,
@@ -145,6 +200,11 @@ def make_compute_model(
     if name == "measured":
         return MeasuredModel(speed)
     if name == "polynomial":
+        if profile is not None and polynomial is None:  # a response-time model file (replay)
+            if isinstance(profile, HardwareProfile):
+                raise ValueError("compute model 'polynomial' takes a response-time model file "
+                                 "(tvbo calibrate --from-runs), not a hardware profile")
+            return ResponseTimeModel(str(profile), speed)
         if polynomial is None:
             raise ValueError(
                 "compute model 'polynomial' needs coefficients (polynomial=[a0, a1, ...])"

@@ -133,6 +133,17 @@ class EngineOptions:
             object.__setattr__(self, "cost_cv", float(cv))
 
 
+def no_work_message(algorithm: str, model: str) -> str:
+    """The one line refusing ``algorithm`` under ``model``: what went wrong and what to use."""
+    return (
+        f"algorithm {algorithm!r} reported no work (tvbo.work) in its first iteration after "
+        f"warm-up, so compute: {model} would charge its computation 0 s and every regret would "
+        "be wrong; run it with compute: measured (the CPU time it really takes here) or "
+        "polynomial (an explicit R(n), e.g. fitted by tvbo calibrate --from-runs), or, if its "
+        "computation really is negligible, declare compute_free = True on its class"
+    )
+
+
 def seed_streams(seed: int) -> dict[str, np.random.Generator]:
     """Independent random streams of one run: a change in one never shifts another.
 
@@ -172,6 +183,10 @@ class Engine:
         self.expert = simpy.Resource(self.env, capacity=1)
         #: virtual seconds per phase of the current iteration's side queries (set by _ask_expert)
         self._side_charges: dict[str, float] = {}
+        #: work reported after warm-up so far, and whether the first such iteration was checked
+        #: (a compute model that prices work refuses an algorithm that reports none)
+        self._post_warmup_work = 0.0
+        self._work_checked = False
         self.expert_cost = (float(benchmark.cost) if self.options.expert_cost is None
                             else float(self.options.expert_cost))
         self.expert_noise_var = (float(benchmark.noise_var) if self.options.expert_noise_var
@@ -206,12 +221,30 @@ class Engine:
         counts = self.work.counts()
         cpu = self.work.cpu_seconds()
         n = self.algorithm.dataset_size()
+        if not warmup:
+            self._post_warmup_work += sum(sum(c.values()) for c in counts.values())
         phases = set(counts) | set(cpu) | {outer_phase}
         return {
             p: self.compute.seconds(p, counts.get(p, {}), cpu.get(p, 0.0), n,
                                     call=call, warmup=warmup)
             for p in sorted(phases)
         }
+
+    def check_work(self, warm: bool) -> None:
+        """After the first post-warm-up iteration: refuse an algorithm that reported no work
+        under a compute model that prices work (``counted``), instead of charging it 0 s.
+
+        An outside algorithm that never calls ``self.work`` would otherwise get free compute,
+        silently, and every regret it reports would be wrong for the question the lab asks. An
+        algorithm whose computation really is negligible says so: ``compute_free = True``.
+        """
+        if warm or self._work_checked:
+            return
+        self._work_checked = True
+        if (self._post_warmup_work > 0 or not self.compute.requires_work
+                or getattr(self.algorithm, "compute_free", False)):
+            return
+        raise ValueError(no_work_message(self.algorithm.name, self.compute.name))
 
     # -- the process ----------------------------------------------------------------------------
     def _warmup_query(self) -> np.ndarray:
@@ -272,6 +305,7 @@ class Engine:
             yield env.timeout(sum(ingest_charges.values()))
             t_ingested = env.now
 
+            self.check_work(warm)
             f = float(self.benchmark(x, t_sample))
             f_star = math.nan  # deferred: every query's f* at once after the run (_f_stars)
             if not warm:

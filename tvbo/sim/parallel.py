@@ -227,6 +227,7 @@ def _propose(engine, index: int, outstanding: list[_Query], last_propose: float,
 
 def _record(engine, q: _Query, ingest_charges: dict[str, float], t_ingested: float) -> None:
     algo = engine.algorithm
+    engine.check_work(q.warm)  # counted: an algorithm reporting no work is refused
     f = float(engine.benchmark(q.x, q.t_sample))
     f_star = math.nan  # deferred: every query's f* at once after the run (Engine._f_stars)
     charges = {p: q.propose_charges.get(p, 0.0) + ingest_charges.get(p, 0.0)

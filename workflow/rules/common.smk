@@ -35,6 +35,7 @@ from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the
 # The `tvbo run` flags of every run option come from its ONE declaration (tvbo/runspec.py):
 # workflow_values picks the options the workflow passes at a place, cli_args writes their flags.
 from tvbo.runspec import cli_args, workflow_values  # noqa: E402 (after the checks)
+from tvbo.config_check import compute_values  # noqa: E402 (after the checks)
 
 
 # The rules call the `tvbo` console script. When snakemake is started as `.venv/bin/snakemake`
@@ -161,14 +162,23 @@ def oracle_table_file(wildcards):
     return [ORACLE_PATTERN.format(campaign=wildcards.campaign, benchmark=wildcards.benchmark)]
 
 
+def plugin_args():
+    """`--plugin MODULE` for every config `plugins` module (tvbo.plugins): each job imports them,
+    as the validator above did, so a plugin's names mean the same in every process."""
+    return [arg for module in config.get("plugins") or [] for arg in ("--plugin", module)]
+
+
 def oracle_options(wildcards):
     """The flags of `tvbo oracle` for one benchmark configuration, shell-quoted."""
-    return shlex.join(benchmark_configuration_args(wildcards.benchmark))
+    return shlex.join(plugin_args() + benchmark_configuration_args(wildcards.benchmark))
 
 
 def simulate_options(wildcards):
     """The campaign-wide and per-name options of `tvbo run`, shell-quoted, as one string."""
-    args = cli_args(workflow_values(config, "campaign"))
+    values = workflow_values(config, "campaign")
+    # compute_per_algorithm: this algorithm's own compute model (e.g. a plugin's replay)
+    values.update(compute_values(config, wildcards.algorithm))
+    args = plugin_args() + cli_args(values)
     args += benchmark_configuration_args(wildcards.benchmark)
     for table in oracle_table_file(wildcards):  # the shared f*(t) grid (rule oracle_table)
         args += cli_args({"oracle_table": table})
