@@ -34,6 +34,7 @@ def test_wdbo_public_runs_on_the_virtual_clock():
     sizes = ds["dataset_size"].values.ravel()
     assert sizes[14] == 15 and np.all(sizes[15:] >= 2)  # W-DBO never goes below its floor
     assert float(ds["state_lengthscale_time"].values.ravel()[-1]) > 0
+    assert plugin.WDBOPublic.display_name == "W-DBO (public code)"
 
 
 def test_botorch_gpucb_keeps_every_observation():
@@ -52,3 +53,11 @@ def test_bad_options_name_the_option(module, cls, options, message):
     plugin = pytest.importorskip(module)
     with pytest.raises(ValueError, match=message):
         getattr(plugin, cls)(**options)
+
+
+def test_counted_refuses_the_public_code():
+    """It reports no work to tvbo's counter, so counted would charge it 0 s (issue 23)."""
+    plugin = pytest.importorskip("tvbo_wdbo_public")
+    pytest.importorskip("wdbo_algo")
+    with pytest.raises(ValueError, match="reported no work.*compute: measured"):
+        tvbo.simulate("hartmann3", plugin.WDBOPublic(), compute="counted", max_iterations=17)

@@ -33,9 +33,15 @@ __all__ = ["BoTorchGPUCB"]
 
 
 class BoTorchGPUCB(Algorithm):
-    """SingleTaskGP + UpperConfidenceBound + optimize_acqf (module docstring)."""
+    """GP-UCB from BoTorch's stock parts: SingleTaskGP, UpperConfidenceBound, optimize_acqf.
+
+    See the module docstring for the settings.
+    """
 
     name = "botorch-gp-ucb"
+    #: the label of tables and figures (tvbo's plugin mechanism reads it)
+    display_name = "GP-UCB (BoTorch)"
+    citation = "Srinivas et al. 2012, written with BoTorch 0.18.1"
 
     def __init__(self, beta_scale: float = 0.2, num_restarts: int = 20, raw_samples: int = 512,
                  torch_threads: int = 1) -> None:

@@ -20,9 +20,10 @@ as the clock. What the wrapper decides, and why:
 * **Randomness.** The library draws from numpy's and torch's global generators; both are seeded
   from the run's algorithm stream at setup, so a run is repeatable on one machine (not across
   torch builds).
-* **Threads.** torch's intra-op pool is set to ``torch_threads`` (default 1) at setup: tvbo's
-  ``measured`` compute model reads the CPU time of the calling thread, so worker threads would
-  be work the clock does not see.
+* **Threads.** torch's intra-op pool is set to ``torch_threads`` (default 1) at setup, as tvbo
+  pins its own BLAS to one thread: one thread per run keeps runs comparable and off the shared
+  cores. ``measured`` charges the CPU of every thread of the process, so more threads are
+  charged too (their sum, not the wall time).
 * **float64.** The library trains on float64 tensors (``torch.tensor`` of numpy data) but
   builds its parameters and ``optimize_acqf`` bounds in torch's default dtype; with gpytorch
   1.15 / botorch 0.18 float32 parameters make the posterior mean fail (``double != float``).
@@ -54,9 +55,15 @@ _TEMPORAL = {
 
 
 class WDBOPublic(Algorithm):
-    """``wdbo_algo.WDBOOptimizer`` driven by tvbo's virtual clock (module docstring)."""
+    """The public W-DBO code (wdbo-algo 1.0.7's WDBOOptimizer) on tvbo's virtual clock.
+
+    See the module docstring for the choices the wrapper makes.
+    """
 
     name = "w-dbo-public"
+    #: the label of tables and figures (tvbo's plugin mechanism reads it)
+    display_name = "W-DBO (public code)"
+    citation = "Bardou, Thiran & Ranieri, NeurIPS 2024; WDBO-ALGORITHM/wdbo_algo 1.0.7"
 
     def __init__(self, alpha: float = 0.25, time_scale: float = 600.0,
                  n_initial_observations: int = 15, torch_threads: int = 1) -> None:
