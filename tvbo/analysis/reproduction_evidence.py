@@ -102,7 +102,8 @@ class Campaigns:
     def not_yet_run(self, key: str) -> str:
         source = self.sources[key]
         return (
-            f"not yet run: campaign `{source.spec.name}` ({source.path}); "
+            f"not yet run: campaign `{source.spec.name}` (results/{source.spec.name}/"
+            f"campaign.nc); "
             f"run `{self.command(key)}`"
         )
 
