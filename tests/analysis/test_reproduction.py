@@ -187,13 +187,16 @@ def test_pairwise_agreement_counts(built) -> None:
     # intervals overlap for (gp, r) (0.01 <= 0.07) and (gp, bolt) (0.06 <= 0.07): paper ties,
     # although tvbo orders both; (r, bolt): paper bolt < r (0.07 > 0.04), tvbo r < bolt: disagree.
     assert counts.loc["shekel"].to_dict() == {"agree": 0, "tie": 2, "disagree": 1,
-                                              "orderings": 3, "paper tie": 2}
+                                              "orderings": 3, "paper tie": 2,
+                                              "paper without s.e.": 0}
     # Eggholder: (gp, r), (gp, bolt) agree; (r, bolt): |310 - 300| = 10 <= 2 x 30/sqrt(3): a
     # tvbo tie (the paper's 298 ± 4.3 vs 262 ± 7.1 is strict)
     assert counts.loc["eggholder"].to_dict() == {"agree": 2, "tie": 1, "disagree": 0,
-                                                 "orderings": 3, "paper tie": 0}
+                                                 "orderings": 3, "paper tie": 0,
+                                                 "paper without s.e.": 0}
     assert counts.loc["Overall"].to_dict() == {"agree": 2, "tie": 3, "disagree": 1,
-                                               "orderings": 6, "paper tie": 2}
+                                               "orderings": 6, "paper tie": 2,
+                                               "paper without s.e.": 0}
     assert "| Overall | 2 | 3 | 2 | 1 | 6 |" in built.text
     pairs = built.tables["bolt-metronome"].pairs
     tied_by = {(r.benchmark, r.a, r.b): r.tied_by for r in pairs.itertuples()}
@@ -646,3 +649,19 @@ def test_report_bytes_are_identical_when_built_twice(fake: Path, tmp_path: Path)
     first = write_report(tmp_path / "a.md", spec, fake / "results").read_bytes()
     second = write_report(tmp_path / "b.md", spec, fake / "results").read_bytes()
     assert first == second and str(tmp_path) not in first.decode()
+
+
+def test_a_paper_without_se_gives_no_strict_order() -> None:
+    from tvbo.analysis.reproduction import NO_PAPER_SE, agreement_counts, pairwise_orderings
+
+    # W-DBO's table prints no s.e.: means 1.00 and 1.01 (a 1 % gap) are no strict order
+    nan = math.nan
+    comparison = pd.DataFrame({
+        "benchmark": ["shekel"] * 2, "algorithm": ["gp-ucb", "bolt"],
+        "paper_mean": [1.00, 1.01], "paper_se": [nan, nan],
+        "tvbo_mean": [2.0, 1.0], "tvbo_se": [0.01, 0.01],
+    })
+    pairs = pairwise_orderings(comparison)
+    assert pairs.iloc[0][["paper", "status", "tied_by"]].tolist() == [0, "tie", NO_PAPER_SE]
+    counts = agreement_counts(pairs)
+    assert counts.loc["Overall", NO_PAPER_SE] == 1 and counts.loc["Overall", "disagree"] == 0

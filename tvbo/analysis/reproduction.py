@@ -16,7 +16,8 @@ each side's order is that of its means, except that the pair is a **tie** on tha
 intervals mean ± 1 s.e. overlap (``|m_a - m_b| <= se_a + se_b``; the papers' own underline rule,
 :func:`tvbo.analysis.tables.best_and_overlapping`): those seeds cannot order such a pair. The rule
 is the same on both sides: a paper's order whose own intervals overlap is no more an order than
-tvbo's (a cell printed without s.e. only ties an equal mean). A pair *agrees* when both orders
+tvbo's (a pair with a paper cell printed without s.e., as in W-DBO's table, is no strict order
+on the paper side: *paper without s.e.*, a tie). A pair *agrees* when both orders
 are the same, *disagrees* when they are opposite strict orders, and is a *tie* when either side
 ties (each pair's ``tied_by`` says which side; the counts' *paper tie* column counts the ties the
 paper's own s.e. leave open). A benchmark's ranking *differs* when it has at least one
@@ -131,6 +132,10 @@ def ordering(mean_a: float, se_a: float, mean_b: float, se_b: float) -> int:
     return -1 if mean_a < mean_b else 1
 
 
+#: ``tied_by`` of a pair whose paper cells carry no s.e.: never a strict order on the paper side
+NO_PAPER_SE = "paper without s.e."
+
+
 def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
     """Every pair of algorithms per benchmark of a comparison table, paper vs tvbo order.
 
@@ -148,6 +153,10 @@ def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
             tvbo = ordering(ra.tvbo_mean, ra.tvbo_se, rb.tvbo_mean, rb.tvbo_se)
             tied_by = {(True, True): "both", (True, False): "paper",
                        (False, True): "tvbo"}.get((paper == 0, tvbo == 0), "")
+            if not (math.isfinite(ra.paper_se) and math.isfinite(rb.paper_se)):
+                # the paper printed no s.e. (W-DBO's table): its order of two means is no
+                # strict order, however small the gap (issue 22 item 6: the report's rule)
+                paper, tied_by = 0, NO_PAPER_SE
             if tied_by:
                 status = "tie"
             else:
@@ -172,14 +181,25 @@ def agreement_counts(pairs: pd.DataFrame) -> pd.DataFrame:
     )
     counts = counts.reindex(columns=["agree", "tie", "disagree"], fill_value=0)
     counts["orderings"] = counts.sum(axis=1)
-    if not pairs.empty:
-        paper_ties = pairs["tied_by"].isin(["paper", "both"]).groupby(
-            pairs["benchmark"], sort=False).sum()
-        counts["paper tie"] = paper_ties.reindex(counts.index, fill_value=0)
-    else:
-        counts["paper tie"] = 0
+    for column, kinds in (("paper tie", ["paper", "both"]), (NO_PAPER_SE, [NO_PAPER_SE])):
+        if pairs.empty:
+            counts[column] = 0
+            continue
+        found = pairs["tied_by"].isin(kinds).groupby(pairs["benchmark"], sort=False).sum()
+        counts[column] = found.reindex(counts.index, fill_value=0)
     counts.loc[OVERALL_LABEL] = counts.sum(axis=0)
     return counts.astype(int)
+
+
+def _counts_table(counts: pd.DataFrame) -> list[str]:
+    """The pairwise counts as a Markdown table (the no-s.e. column only where it counts)."""
+    columns = ["agree", "tie", "paper tie", "disagree", "orderings"]
+    if int(counts.loc[OVERALL_LABEL, NO_PAPER_SE]):
+        columns.insert(3, NO_PAPER_SE)
+    return _table(("benchmark", *columns),
+                  [[b, *map(str, row)] for b, row in zip(counts.index,
+                                                          counts[columns].to_numpy(),
+                                                          strict=True)])
 
 
 def _order_text(a: str, b: str, sign: int) -> str:
@@ -300,15 +320,15 @@ def table_section(
         *_table(CELL_HEADERS, _cell_rows(comparison, _extra_columns(ds))), "",
         "Pairwise orderings per benchmark (a tie: the intervals mean ± 1 s.e. overlap on either "
         "side; paper tie: of the ties, those where the paper's own intervals overlap):", "",
-        *_table(
-            ("benchmark", "agree", "tie", "paper tie", "disagree", "orderings"),
-            [[b, *map(str, row)] for b, row in zip(
-                counts.index,
-                counts[["agree", "tie", "paper tie", "disagree", "orderings"]].to_numpy(),
-                strict=True)],
-        ),
+        *_counts_table(counts),
         "",
     ]
+    if int(counts.loc[OVERALL_LABEL, NO_PAPER_SE]):
+        lines += [f"The paper prints no standard errors: every pair is counted as *{NO_PAPER_SE}*"
+                  " (a tie), never as a strict order, however far apart its means are. The "
+                  "report's rule (issue 22): no s.e. is borrowed from another table, since no "
+                  "other table has these cells; tvbo's own orders of these pairs are in the "
+                  "cells above.", ""]
     if table_spec.head_to_head is not None:
         result.head_to_head = head_to_head(comparison, *table_spec.head_to_head)
         lines += head_to_head_lines(result.head_to_head, *table_spec.head_to_head)
@@ -985,11 +1005,17 @@ def _header(
         "(warm-up included). Overall: the papers' normalised regret recomputed on the shared grid.",
         "- Pairwise orderings: for each pair of algorithms on a benchmark, the paper's order "
         "against tvbo's; on each side the order is a *tie* when that side's intervals mean ± 1 "
-        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule; a paper cell "
-        "printed without s.e. ties only an equal mean). A pair *agrees*, *disagrees* (opposite "
+        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule; a pair whose "
+        "paper cells carry no s.e. is *paper without s.e.*, a tie). A pair *agrees*, "
+        "*disagrees* (opposite "
         "strict orders) or is a tie (*paper tie* counts the ties the paper's own s.e. leave "
-        "open). Each disagreeing pair is explained by an entry of the spec (cause and computed "
-        "evidence) or listed as **unexplained**.",
+        "open). Each disagreeing pair is *explained* when an entry of the spec names it and "
+        "every "
+        "prediction of that entry holds on the campaign's seeds and on its held-out replicate "
+        "(an order holds when the intervals mean ± 1 s.e. do not overlap), **contradicted** "
+        "when one of them fails (the failing quantity and its values are listed), else "
+        "**unexplained** (no entry names it, or evidence is missing). Entries that name whole "
+        "tables (`all`) are context and explain nothing alone.",
         "",
     ]
     return lines
