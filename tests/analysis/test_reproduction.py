@@ -665,3 +665,19 @@ def test_a_paper_without_se_gives_no_strict_order() -> None:
     assert pairs.iloc[0][["paper", "status", "tied_by"]].tolist() == [0, "tie", NO_PAPER_SE]
     counts = agreement_counts(pairs)
     assert counts.loc["Overall", NO_PAPER_SE] == 1 and counts.loc["Overall", "disagree"] == 0
+
+
+def test_reference_policies_are_floor_rows_outside_the_tallies(fake: Path, tmp_path: Path) -> None:
+    from tvbo.analysis.reproduction import REFERENCE_POLICIES
+
+    results = tmp_path / "results"
+    policy = REFERENCE_POLICIES[0]
+    runs = [_run(b, a, seed, m + (seed - 1) * d) for (b, a), (m, d) in
+            {**TVBO, ("shekel", policy): (9.0, 0.3)}.items() for seed in (0, 1, 2)]
+    _campaign(results / "bolt_fake" / "campaign.nc", runs)
+    _table_campaign(results, "bolt_fake_heldout", (3, 4, 5))
+    report = build_report(_spec(tmp_path), results)
+    result = report.tables["bolt-metronome"]
+    assert len(result.pairs) == 6 and policy not in set(result.pairs["a"]) | set(result.pairs["b"])
+    assert (f"| SHEKEL (4) (`shekel`) | {policy} (reference policy) | — | 9.00 ± 0.17 (n = 3) |  "
+            "| reference | 90.0 ± 1.7 |") in report.text

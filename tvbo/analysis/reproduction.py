@@ -108,6 +108,10 @@ __all__ = [
 ]
 
 DEFAULT_SPEC = "config/reproduction.yaml"
+try:  # the reference policies (floors) named by the algorithm registry (wt-repro-floors)
+    from tvbo.algorithms.display import REFERENCE_POLICIES
+except ImportError:  # until that branch is merged: the names it will expose
+    REFERENCE_POLICIES: tuple[str, ...] = ("random-search", "centre", "best-static")
 VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
 
 
@@ -215,7 +219,25 @@ def _paper_benchmarks(paper: str) -> set[str]:
 
 
 def _extra_columns(ds: xr.Dataset) -> dict[str, pd.DataFrame]:
-    return {m: metric_summary(ds, m) for m in (TIME_METRIC, QUERIES)}
+    return {m: metric_summary(ds, m) for m in (METRIC, TIME_METRIC, QUERIES)}
+
+
+def _floor_rows(
+    benchmark: str, label: str, extra: Mapping[str, pd.DataFrame]
+) -> list[list[str]]:
+    """The reference policies the campaign ran on ``benchmark``: floors, not competitors (no
+    paper cell, no rank, left out of every ordering and tally)."""
+    rows = []
+    for policy in REFERENCE_POLICIES:
+        m, se, n = cell_stat(extra[METRIC], benchmark, policy)
+        if not n:
+            continue
+        tm, ts, _ = cell_stat(extra[TIME_METRIC], benchmark, policy)
+        qm, qs, _ = cell_stat(extra[QUERIES], benchmark, policy)
+        rows.append([f"{label} (`{benchmark}`)", f"{display_name(policy)} (reference policy)",
+                     "—", f"{fmt(m, se)} (n = {n})", "", "reference", fmt(tm, ts),
+                     fmt(qm, qs)])
+    return rows
 
 
 def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> list[list[str]]:
@@ -226,7 +248,8 @@ def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> l
     for r in shared.itertuples(index=False):
         ranks_tir[(r.benchmark, r.algorithm)] = int(r.rank)
     rows = []
-    for r in comparison.itertuples(index=False):
+    records = list(comparison.itertuples(index=False))
+    for i, r in enumerate(records):
         overall = r.benchmark == OVERALL_LABEL
         paper = r.printed if isinstance(r.printed, str) and r.printed else fmt(r.paper_mean,
                                                                                 r.paper_se)
@@ -249,6 +272,8 @@ def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> l
             fmt(r.tvbo_mean, r.tvbo_se) + ("" if pd.isna(r.tvbo_n) else f" (n = {int(r.tvbo_n)})"),
             ratio, ranks, tir_text, queries,
         ])
+        if not overall and (i + 1 == len(records) or records[i + 1].benchmark != r.benchmark):
+            rows += _floor_rows(r.benchmark, r.paper_benchmark, extra)
     return rows
 
 
