@@ -393,7 +393,7 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     assert sensitivity["profile"] == "botorch-i9-laptop"
     # bolt_paper's paper-table algorithms at three speeds, nothing else changed; and a valid
     # workflow config
-    bolt = yaml.safe_load((REPO / "config" / "bolt_paper.yaml").read_text())
+    bolt = spec.campaigns["bolt_paper"].merged  # with the offline-day overlay, as the grid
     rest = ("campaign", "speeds", "algorithms")
     assert {k: v for k, v in sensitivity.items() if k not in rest} == {
         k: v for k, v in bolt.items() if k not in rest
@@ -412,6 +412,31 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     for claim in spec.claims:
         text = " ".join((SEEDS_DIR / claim.source).read_text(encoding="utf-8").split())
         assert claim.quote in text, claim.id
+    # paper_setting only with a quoted source: the quote is in a seed paper or in the shared
+    # notes on the reference code
+    sources = [*SEEDS_DIR.glob("*.txt"), *(SEEDS_DIR.parent / "spec").glob("*.md")]
+    texts = [" ".join(p.read_text(encoding="utf-8").split()) for p in sources]
+    for cause in spec.fit_causes:
+        if cause.paper_setting:
+            assert any(cause.quote in t for t in texts), cause.quote
+
+
+def test_repository_spec_predictions_and_causes() -> None:
+    """No numerals in any cause; BOLT [B]'s entries explain with predictions only (no broad
+    entry), and its campaign has the held-out replicate on seeds 10-19."""
+    from tvbo.analysis.reproduction_spec import NUMERAL
+
+    spec = load_spec(REPO / "config" / "reproduction.yaml")
+    for entry in [*spec.explanations, *spec.fit_causes]:
+        assert not NUMERAL.findall(entry.cause), entry.cause
+    bolt = [e for e in spec.explanations if e.table == "bolt-metronome"]
+    assert bolt and not any(e.broad for e in bolt)
+    assert all(e.explains and e.predictions for e in bolt)
+    replicate = spec.campaigns[spec.replicate("bolt_paper")].merged
+    assert replicate["seeds"] == list(range(10, 20))
+    assert {k: v for k, v in replicate.items() if k not in ("seeds", "campaign")} == {
+        k: v for k, v in spec.campaigns["bolt_paper"].merged.items()
+        if k not in ("seeds", "campaign")}
 
 
 def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
