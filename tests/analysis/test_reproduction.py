@@ -497,18 +497,30 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
-    """The tiny CI campaign, then the report: its campaigns are none of the spec's, so every
-    table and claim is 'not yet run' with its command; the report names the campaigns."""
+def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path) -> None:
+    """`snakemake reproduction` with the tiny spec of .test/ from a clean results folder builds
+    both of its campaigns (its own config's campaign too), then the report; forced again, the
+    report's bytes are the same, and they name no machine path."""
     from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
 
     _tvbo_on_path(tmp_path)
-    proc = snakemake(tmp_path, load_test_config(), "--cores", "2", "reproduction", timeout=900)
+    config = {**load_test_config(), "reproduction_spec": ".test/reproduction.yaml"}
+    proc = snakemake(tmp_path, config, "--cores", "2", "reproduction", timeout=900)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    text = (tmp_path / "docs" / "reproduction.md").read_text()
-    assert text.startswith("# Reproduction report")
-    assert "Campaign not yet run: campaign `bolt_paper` (results/bolt_paper/campaign.nc)" in text
-    assert text.count("Verdict: **not yet run**") == 6
+    for name in ("repro_tiny", "repro_tiny_heldout"):
+        assert (tmp_path / "results" / name / "campaign.nc").is_file()
+    first = (tmp_path / "docs" / "reproduction.md").read_bytes()
+    recorded = yaml.safe_load((tmp_path / "results" / "reproduction_provenance.yaml").read_text())
+    assert recorded["command"] == "snakemake --cores 2 reproduction"
+    assert recorded["wall_time_s"] > 0
+    proc = snakemake(tmp_path, config, "--cores", "2", "--forcerun", "reproduction",
+                     "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert (tmp_path / "docs" / "reproduction.md").read_bytes() == first
+    text = first.decode()
+    assert str(tmp_path) not in text and str(REPO) not in text
+    assert "Campaign `tiny` (`results/repro_tiny`)" in text
+    assert "seeds 2-3, ackley:" in text  # the held-out replicate was read
 
 
 def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> None:
