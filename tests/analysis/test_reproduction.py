@@ -255,8 +255,8 @@ def test_a_disagreement_without_an_explanation_is_listed_unexplained(
 def test_missing_campaign_is_not_yet_run_with_its_command(built) -> None:
     assert built.tables["bolt-icml"].comparison is None
     assert ("not yet run: campaign `never_run` (" in built.text
-            and "--configfile config/missing.yaml --replace-workflow-config --config "
-                "cost_table=icml" in built.text)
+            and "run `snakemake --cores N results/never_run/campaign.nc` (config: "
+                "`config/missing.yaml with cost_table: icml`)" in built.text)
     assert built.claims["never run"] == "not yet run"
 
 
@@ -499,15 +499,15 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path) -> None:
     """`snakemake reproduction` with the tiny spec of .test/ from a clean results folder builds
-    both of its campaigns (its own config's campaign too), then the report; forced again, the
-    report's bytes are the same, and they name no machine path."""
+    both of its campaigns (the workflow's own and, by the driver rule, its held-out replicate),
+    then the report; forced again, the report's bytes are the same, and name no machine path."""
     from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
 
     _tvbo_on_path(tmp_path)
     config = {**load_test_config(), "reproduction_spec": ".test/reproduction.yaml"}
     proc = snakemake(tmp_path, config, "--cores", "2", "reproduction", timeout=900)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    for name in ("repro_tiny", "repro_tiny_heldout"):
+    for name in ("test", "test_heldout"):
         assert (tmp_path / "results" / name / "campaign.nc").is_file()
     first = (tmp_path / "docs" / "reproduction.md").read_bytes()
     recorded = yaml.safe_load((tmp_path / "results" / "reproduction_provenance.yaml").read_text())
@@ -519,8 +519,11 @@ def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path)
     assert (tmp_path / "docs" / "reproduction.md").read_bytes() == first
     text = first.decode()
     assert str(tmp_path) not in text and str(REPO) not in text
-    assert "Campaign `tiny` (`results/repro_tiny`)" in text
-    assert "seeds 2-3, ackley:" in text  # the held-out replicate was read
+    assert "Campaign `tiny` (`results/test`)" in text
+    assert ("| tiny_heldout | `results/test_heldout`: `snakemake --cores N "
+            "results/test_heldout/campaign.nc` (config: `.test/config.yaml with campaign: "
+            "test_heldout, seeds: [2, 3]`)") in text
+    assert "| 2 (2, 3) |" in text  # the held-out replicate was read
 
 
 def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> None:

@@ -1008,7 +1008,7 @@ def _header(
         ]
     rows = []
     for key, source in campaigns.sources.items():
-        command = f"`{campaigns.command(key)}`"
+        command = campaigns.command(key)
         if source.dataset is None:
             rows.append([key, "not yet run", command, *[""] * 7])
             continue
@@ -1072,6 +1072,13 @@ def build_report(
         spec = load_spec(spec)
     recorded = read_provenance(provenance)
     campaigns = Campaigns(spec, results, substitutes, root=spec.path.parent.parent)
+    try:
+        return _build(spec, campaigns, recorded)
+    finally:  # the files are opened lazily: close them (netCDF handles must not pile up)
+        campaigns.close()
+
+
+def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, str] | None) -> Report:
     lines = _header(spec, campaigns, recorded)
     tables: dict[str, TableResult] = {}
     summary = []

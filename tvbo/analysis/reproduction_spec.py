@@ -119,24 +119,27 @@ class CampaignSpec:
     def algorithms(self) -> list[str]:
         return [str(a) for a in self.merged.get("algorithms") or []]
 
-    def command(self, root: Path | None = None) -> str:
-        """The Snakemake command that runs this campaign (paths relative to ``root``)."""
+    def config_text(self, root: Path | None = None) -> str:
+        """The campaign's config: its files (relative to ``root``) and overrides, in words."""
         files = []
         for path in self.configs:
             try:
                 files.append(str(path.resolve().relative_to((root or Path.cwd()).resolve())))
             except ValueError:
                 files.append(str(path))
-        # --replace-workflow-config: the study's files replace config/config.yaml, not merge
-        parts = ["snakemake", "--cores", "N", "--configfile", *files, "--replace-workflow-config"]
+        text = " + ".join(files)
         if self.overrides:
-            parts.append("--config")
-            parts += [
-                f"{k}={yaml.safe_dump(v, default_flow_style=True, width=10**6).strip()}"
-                .removesuffix("\n...")
-                for k, v in self.overrides.items()
-            ]
-        return shlex.join(parts)
+            text += " with " + ", ".join(
+                f"{k}: {yaml.safe_dump(v, default_flow_style=True, width=10**6).strip()}"
+                .removesuffix("\n...") for k, v in self.overrides.items())
+        return text
+
+    def command(self, root: Path | None = None) -> str:
+        """The command that builds this campaign: the workflow's driver rule
+        (``reproduction_campaign``) runs Snakemake on :meth:`config_text`'s files and overrides
+        (written to a config file: ``--config`` reads list items as text)."""
+        del root  # the command names the results file, relative to the working directory
+        return shlex.join(["snakemake", "--cores", "N", f"results/{self.name}/campaign.nc"])
 
 
 @dataclass(frozen=True)
