@@ -1092,7 +1092,8 @@ def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, str] | None)
                 f"{name}: {len(result.pairs)} orderings, "
                 f"{len(result.explained) + len(result.contradicted) + len(result.unexplained)} "
                 f"disagree: {len(result.explained)} explained, {len(result.contradicted)} "
-                f"contradicted, {len(result.unexplained)} unexplained; " + _fit_summary(result)
+                f"contradicted, {len(result.unexplained)} unexplained ({result.broad_only} of "
+                f"them named only by a broad entry); " + _fit_summary(result)
             )
         else:
             summary.append(f"{name}: not yet run")

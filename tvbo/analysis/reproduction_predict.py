@@ -168,7 +168,7 @@ class Measurements:
     def seeds(self, campaign: str) -> str:
         ds = self.campaigns.get(campaign)
         if ds is None:
-            return "not run"
+            return f"{campaign} (not run)"
         seeds = sorted(int(s) for s in ds["seed"].values)
         return f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
 
