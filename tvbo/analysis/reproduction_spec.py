@@ -5,7 +5,8 @@ The spec is a YAML file (``config/reproduction.yaml``; not a workflow config) re
 clear line naming the field, the value and the valid choices. Sections:
 
 ``campaigns``
-    key -> ``{config: FILE | [FILE, ...], overrides: {key: value}, note: text}``. ``config`` is
+    key -> ``{config: FILE | [FILE, ...], overrides: {key: value}, note: text, replicate: KEY}``
+    (``replicate``: the campaign that repeats this one on held-out seeds). ``config`` is
     resolved relative to the spec file; later files and then ``overrides`` win, as Snakemake's
     ``--configfile A B --config k=v``. The campaign's results are ``<results>/<campaign>/
     campaign.nc`` (``campaign`` from the merged config), and :attr:`CampaignSpec.command` is the
@@ -20,14 +21,26 @@ clear line naming the field, the value and the valid choices. Sections:
 ``sensitivity``
     ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
     orderings are checked at every speed.
+``overlay``
+    ``{name, config, campaigns, note}``: a config laid after the named campaigns' files when the
+    papers' setting cannot be had (the offline Temperature day); their results folder becomes
+    ``<campaign>_<name>`` and the report's summary line names the stand-in.
 ``explanations``
-    ``[{table, benchmarks, algorithms, cause, evidence: [...]}]``: why tvbo ranks some algorithms of
-    a published table differently, with evidence the generator computes from run files.
+    ``[{table, benchmarks, algorithms, focus, explains, predictions, cause, evidence}]``: why tvbo
+    orders some pairs of a published table differently. ``explains``: the pairs the entry
+    explains with tvbo's predicted order (``"[BENCHMARK:] A < B"``, lower regret first), each
+    within the entry's benchmarks and algorithms. ``predictions``: at least one, each a
+    ``quantity`` of :data:`QUANTITY_NAMES` with ``order: "A < B"`` (``ALG@CAMPAIGN`` names another
+    campaign) or ``towards_paper: "COLUMN -> VARIANT"``, optional ``benchmarks`` and
+    ``campaign``. An entry with ``all`` benchmarks or algorithms is *broad*: context only, it may
+    not have ``explains``. Causes carry no numerals (:data:`NUMERAL`). ``evidence``: context
+    lines, not judged. :mod:`tvbo.analysis.reproduction_predict` evaluates the predictions.
 ``fit_causes``
     ``[{table, algorithms, paper_setting, source, cause, evidence: [...]}]``: why an algorithm of
-    a table's campaign fits a temporal lengthscale beyond the horizon in more than 10 % of its fits
-    (the report's fit-health subsection). ``paper_setting`` (true / false) says whether its
-    paper's own setting produces it (``source``: where the paper or its code states that setting);
+    a table's campaign fits a temporal lengthscale beyond the horizon in more than the limit's
+    share of its fits (the report's fit-health subsection). ``paper_setting`` (true / false) says
+    whether its paper's own setting produces it (``source``: where the paper or its code states
+    that setting; ``quote``, required with true: the words that state it);
     ``algorithms`` are names of the table's campaign (its extra rows included).
 ``claims``
     ``[{id, paper, source, quote, campaign, benchmarks, algorithms, baselines, measure, relation,
