@@ -607,6 +607,9 @@ def test_holding_predictions_explain_on_both_replicates(fake: Path, tmp_path: Pa
     # time-integrated regret 25 vs 30 (s.e. 0.17 each) on seeds 0-2 and on held-out seeds 3-5
     assert "seeds 0-2, shekel: holds: r-gp-ucb 25.0 ± 0.2 (n = 3) < bolt 30.0 ± 0.2" in report.text
     assert "seeds 3-5, shekel: holds: r-gp-ucb 25.0 ± 0.2 (n = 3) < bolt 30.0 ± 0.2" in report.text
+    # the table's orderings on the replicate (the same values: the same counts)
+    assert ("Held-out replicate `heldout` (seeds 3-5): 2 agree, 3 tie, 1 disagree of 6 "
+            "orderings; of this campaign's 1 disagreements, 1 disagree there too.") in report.text
 
 
 def test_a_failing_prediction_makes_the_pair_contradicted(fake: Path, tmp_path: Path) -> None:

@@ -354,6 +354,7 @@ def table_section(
                   "report's rule (issue 22): no s.e. is borrowed from another table, since no "
                   "other table has these cells; tvbo's own orders of these pairs are in the "
                   "cells above.", ""]
+    lines += _replicate_lines(table_spec, spec, campaigns, pairs)
     if table_spec.head_to_head is not None:
         result.head_to_head = head_to_head(comparison, *table_spec.head_to_head)
         lines += head_to_head_lines(result.head_to_head, *table_spec.head_to_head)
@@ -362,6 +363,29 @@ def table_section(
     lines += contradicted_lines(result)
     lines += fit_health_lines(table_spec.paper, ds, spec, campaigns, result)
     return lines, result
+
+
+def _replicate_lines(
+    table_spec, spec: Spec, campaigns: Campaigns, pairs: pd.DataFrame
+) -> list[str]:
+    """The table's pairwise orderings on the held-out replicate, beside the campaign's."""
+    key = spec.replicate(table_spec.campaign)
+    if key is None:
+        return ["No held-out replicate of this table's campaign in the spec.", ""]
+    ds = campaigns.get(key)
+    if ds is None:
+        return [f"Held-out replicate {campaigns.not_yet_run(key)}.", ""]
+    held = pairwise_orderings(comparison_table(metric_summary(at_reference_speed(ds), METRIC),
+                                               table_spec.paper, table_spec.aliases or None))
+    total = agreement_counts(held).loc[OVERALL_LABEL]
+    merged = pairs.merge(held, on=["benchmark", "a", "b"], suffixes=("", "_held"))
+    disagree = merged[merged["status"] == "disagree"]
+    again = int((disagree["status_held"] == "disagree").sum())
+    seeds = sorted(int(s) for s in ds["seed"].values)
+    return [f"Held-out replicate `{key}` (seeds {seeds[0]}-{seeds[-1]}): {total['agree']} agree, "
+            f"{total['tie']} tie, {total['disagree']} disagree of {total['orderings']} "
+            f"orderings; of this campaign's {len(disagree)} disagreements, {again} disagree "
+            "there too.", ""]
 
 
 def head_to_head(comparison: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
