@@ -38,7 +38,8 @@ rule reproduction_campaign:
         python=sys.executable,
     log:
         "results/logs/reproduction_campaign_{other}.log",
-    threads: workflow.cores
+    # two, as merge_runs: a job asking more CPUs than a node has never starts on a cluster
+    threads: 2
     resources:
         runtime=600,
     conda:
@@ -66,7 +67,6 @@ rule reproduction:
         recorded=REPRODUCTION_PROVENANCE,
         started=REPRODUCTION_STARTED,
         repo=lambda wildcards, input: str(Path(input.spec).resolve().parent.parent),
-        cores=workflow.cores,
     log:
         "results/logs/reproduction.log",
     threads: 1
@@ -78,8 +78,8 @@ rule reproduction:
     shell:
         "tvbo reproduce --spec {input.spec:q} --results results --out {output.md:q} "
         "$( [ -f {params.recorded:q} ] && echo --provenance {params.recorded:q} ) > {log:q} 2>&1 "
-        "&& printf 'command: snakemake --cores %s reproduction\\ncommit: %s\\nwall_time_s: %s\\n"
-        "machine: %s\\n' {params.cores} "
+        "&& printf 'command: snakemake --cores N reproduction\\ncommit: %s\\nwall_time_s: %s\\n"
+        "machine: %s\\n' "
         "\"$(git -C {params.repo:q} rev-parse --short HEAD 2>/dev/null || echo unknown)\" "
         "\"$(( $(date +%s) - {params.started} ))\" \"$(nproc) cores, $(uname -m)\" "
         "> {output.provenance:q}"
