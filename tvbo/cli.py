@@ -701,7 +701,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from tvbo.analysis.reproduction import write_report
 
     check_output_file(args.out)
-    print(write_report(args.out, args.spec, args.results, dict(args.campaign or [])))
+    print(write_report(args.out, args.spec, args.results, dict(args.campaign or []),
+                       args.provenance))
     return 0
 
 
@@ -724,6 +725,11 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "--campaign", type=_substitute, action="append", metavar="KEY=CAMPAIGN.nc",
         help="use CAMPAIGN.nc for the spec's campaign KEY (a stand-in, marked in the report's "
         "header; repeatable)",
+    )
+    p.add_argument(
+        "--provenance", metavar="FILE.yaml",
+        help="how the run files were made (command, commit, wall_time_s, machine), printed in "
+        "the report's header as given, so the same files give the same bytes",
     )
     p.set_defaults(func=cmd_reproduce)
 # -- tvbo oracle: the shared f*(t) table (tvbo.benchmarks.oracle_table) --------------------------

@@ -66,13 +66,13 @@ def _campaign(path: Path, runs) -> Path:
     return write_campaign(merge_runs(files), path)
 
 
-def _table_campaign(results: Path) -> Path:
+def _table_campaign(results: Path, name: str = "bolt_fake", seeds=(0, 1, 2)) -> Path:
     runs = [
-        _run(b, a, seed, m + (seed - 1) * d)
+        _run(b, a, seed, m + (i - 1) * d)
         for (b, a), (m, d) in TVBO.items()
-        for seed in (0, 1, 2)
+        for i, seed in enumerate(seeds)
     ]
-    return _campaign(results / "bolt_fake" / "campaign.nc", runs)
+    return _campaign(results / name / "campaign.nc", runs)
 
 
 def _claim_campaign(results: Path) -> Path:
@@ -95,7 +95,9 @@ def _spec(tmp_path: Path, **edits) -> Path:
     (config / "missing.yaml").write_text(yaml.safe_dump({"campaign": "never_run", **grid}))
     spec = {
         "campaigns": {
-            "bolt_fake": {"config": "bolt_fake.yaml"},
+            "bolt_fake": {"config": "bolt_fake.yaml", "replicate": "heldout"},
+            "heldout": {"config": "bolt_fake.yaml",
+                        "overrides": {"campaign": "bolt_fake_heldout", "seeds": [3, 4, 5]}},
             "claims_fake": {"config": "claims_fake.yaml"},
             "missing": {"config": "missing.yaml", "overrides": {"cost_table": "icml"}},
         },
@@ -111,6 +113,9 @@ def _spec(tmp_path: Path, **edits) -> Path:
                 "benchmarks": ["shekel"],
                 "algorithms": ["r-gp-ucb", "bolt"],
                 "cause": "a test cause",
+                "explains": ["r-gp-ucb < bolt"],
+                "predictions": [{"quantity": "time_integrated_regret",
+                                 "order": "r-gp-ucb < bolt"}],
                 "evidence": [
                     {"kind": "variant", "campaign": "bolt_fake", "algorithm_a": "r-gp-ucb",
                      "algorithm_b": "bolt"},
@@ -151,6 +156,7 @@ def fake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the spec (config/) and the two fake campaigns (results/), built once."""
     tmp_path = tmp_path_factory.mktemp("reproduction")
     _table_campaign(tmp_path / "results")
+    _table_campaign(tmp_path / "results", "bolt_fake_heldout", (3, 4, 5))
     _claim_campaign(tmp_path / "results")
     _spec(tmp_path)
     return tmp_path
@@ -181,13 +187,16 @@ def test_pairwise_agreement_counts(built) -> None:
     # intervals overlap for (gp, r) (0.01 <= 0.07) and (gp, bolt) (0.06 <= 0.07): paper ties,
     # although tvbo orders both; (r, bolt): paper bolt < r (0.07 > 0.04), tvbo r < bolt: disagree.
     assert counts.loc["shekel"].to_dict() == {"agree": 0, "tie": 2, "disagree": 1,
-                                              "orderings": 3, "paper tie": 2}
+                                              "orderings": 3, "paper tie": 2,
+                                              "paper without s.e.": 0}
     # Eggholder: (gp, r), (gp, bolt) agree; (r, bolt): |310 - 300| = 10 <= 2 x 30/sqrt(3): a
     # tvbo tie (the paper's 298 ± 4.3 vs 262 ± 7.1 is strict)
     assert counts.loc["eggholder"].to_dict() == {"agree": 2, "tie": 1, "disagree": 0,
-                                                 "orderings": 3, "paper tie": 0}
+                                                 "orderings": 3, "paper tie": 0,
+                                                 "paper without s.e.": 0}
     assert counts.loc["Overall"].to_dict() == {"agree": 2, "tie": 3, "disagree": 1,
-                                               "orderings": 6, "paper tie": 2}
+                                               "orderings": 6, "paper tie": 2,
+                                               "paper without s.e.": 0}
     assert "| Overall | 2 | 3 | 2 | 1 | 6 |" in built.text
     pairs = built.tables["bolt-metronome"].pairs
     tied_by = {(r.benchmark, r.a, r.b): r.tied_by for r in pairs.itertuples()}
@@ -240,14 +249,14 @@ def test_a_disagreement_without_an_explanation_is_listed_unexplained(
     assert result.explained == []
     assert result.unexplained == [("shekel", "r-gp-ucb", "bolt")]
     line = next(x for x in report.text.splitlines() if x.startswith("- r-gp-ucb vs bolt"))
-    assert line.endswith("**unexplained**")
+    assert line.endswith("**unexplained** (no specific entry names this pair)")
 
 
 def test_missing_campaign_is_not_yet_run_with_its_command(built) -> None:
     assert built.tables["bolt-icml"].comparison is None
     assert ("not yet run: campaign `never_run` (" in built.text
-            and "--configfile config/missing.yaml --replace-workflow-config --config "
-                "cost_table=icml" in built.text)
+            and "run `snakemake --cores N results/never_run/campaign.nc` (config: "
+                "`config/missing.yaml with cost_table: icml`)" in built.text)
     assert built.claims["never run"] == "not yet run"
 
 
@@ -319,7 +328,26 @@ def test_speed_sensitivity_flips_holds_ties() -> None:
         ({"explanations.0.evidence": [{"kind": "vibes", "campaign": "bolt_fake"}]},
          ["explanations[0].evidence[0].kind", "'vibes'", "variant, fit_health, metric, state"]),
         ({"explanations.0.evidence": [{"kind": "metric", "campaign": "elsewhere"}]},
-         ["'elsewhere'", "valid campaigns: bolt_fake, claims_fake, missing"]),
+         ["'elsewhere'", "valid campaigns: bolt_fake, heldout, claims_fake, missing"]),
+        # predictions naming an unknown quantity, algorithm or benchmark; a direction on a pair
+        # the entry does not cover; a broad entry that explains; numerals in a cause
+        ({"explanations.0.predictions": [{"quantity": "vibes", "order": "bolt < gp-ucb"}]},
+         ["explanations[0].predictions[0].quantity", "'vibes'", "valid quantitys:", "resets"]),
+        ({"explanations.0.predictions": [{"quantity": "resets", "order": "bolt < nope"}]},
+         ["explanations[0].predictions[0].order", "'nope'", "valid algorithms:"]),
+        ({"explanations.0.predictions": [{"quantity": "resets", "order": "bolt < gp-ucb",
+                                          "benchmarks": ["powell"]}]},
+         ["explanations[0].predictions[0].benchmarks", "'powell'", "valid benchmarks:"]),
+        ({"explanations.0.explains": ["gp-ucb < bolt"]},
+         ["explanations[0].explains[0]", "does not cover", "'gp-ucb'"]),
+        ({"explanations.0.explains": ["eggholder: r-gp-ucb < bolt"]},
+         ["explanations[0].explains[0]", "does not cover", "'eggholder'"]),
+        ({"explanations.0.benchmarks": "all"},
+         ["explanations[0].explains", "context only"]),
+        ({"explanations.0.cause": "slower by a factor 10"},
+         ["explanations[0].cause", "no numerals", "10"]),
+        ({"explanations.0.predictions": []},
+         ["explanations[0].predictions", "at least one measured quantity"]),
         ({"claims.0.relation": "much better"}, ["claims[0].relation", "better, not_worse"]),
         ({"tables.0.paper": "bolt-2025"}, ["tables[0].paper", "bolt-metronome, bolt-icml, wdbo"]),
         ({"tables.0.head_to_head": ["bolt", "w-dbo-robust"]},
@@ -345,7 +373,7 @@ def test_cli_writes_report_and_rejects_unknown_stand_in(tmp_path: Path, capsys) 
         main(["reproduce", "--spec", str(spec), "--results", str(results), "--out", str(out),
               "--campaign", f"nope={campaign}"])
     assert exit_.value.code == 2 and not out.exists()
-    assert "valid keys: bolt_fake, claims_fake, missing" in capsys.readouterr().err
+    assert "valid keys: bolt_fake, heldout, claims_fake, missing" in capsys.readouterr().err
     assert main(["reproduce", "--spec", str(spec), "--results", str(tmp_path / "none"),
                  "--out", str(out), "--campaign", f"bolt_fake={campaign}"]) == 0
     text = out.read_text()
@@ -365,7 +393,7 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     assert sensitivity["profile"] == "botorch-i9-laptop"
     # bolt_paper's paper-table algorithms at three speeds, nothing else changed; and a valid
     # workflow config
-    bolt = yaml.safe_load((REPO / "config" / "bolt_paper.yaml").read_text())
+    bolt = spec.campaigns["bolt_paper"].merged  # with the offline-day overlay, as the grid
     rest = ("campaign", "speeds", "algorithms")
     assert {k: v for k, v in sensitivity.items() if k not in rest} == {
         k: v for k, v in bolt.items() if k not in rest
@@ -384,6 +412,31 @@ def test_repository_spec_is_valid_and_quotes_are_exact() -> None:
     for claim in spec.claims:
         text = " ".join((SEEDS_DIR / claim.source).read_text(encoding="utf-8").split())
         assert claim.quote in text, claim.id
+    # paper_setting only with a quoted source: the quote is in a seed paper or in the shared
+    # notes on the reference code
+    sources = [*SEEDS_DIR.glob("*.txt"), *(SEEDS_DIR.parent / "spec").glob("*.md")]
+    texts = [" ".join(p.read_text(encoding="utf-8").split()) for p in sources]
+    for cause in spec.fit_causes:
+        if cause.paper_setting:
+            assert any(cause.quote in t for t in texts), cause.quote
+
+
+def test_repository_spec_predictions_and_causes() -> None:
+    """No numerals in any cause; BOLT [B]'s entries explain with predictions only (no broad
+    entry), and its campaign has the held-out replicate on seeds 10-19."""
+    from tvbo.analysis.reproduction_spec import NUMERAL
+
+    spec = load_spec(REPO / "config" / "reproduction.yaml")
+    for entry in [*spec.explanations, *spec.fit_causes]:
+        assert not NUMERAL.findall(entry.cause), entry.cause
+    bolt = [e for e in spec.explanations if e.table == "bolt-metronome"]
+    assert bolt and not any(e.broad for e in bolt)
+    assert all(e.explains and e.predictions for e in bolt)
+    replicate = spec.campaigns[spec.replicate("bolt_paper")].merged
+    assert replicate["seeds"] == list(range(10, 20))
+    assert {k: v for k, v in replicate.items() if k not in ("seeds", "campaign")} == {
+        k: v for k, v in spec.campaigns["bolt_paper"].merged.items()
+        if k not in ("seeds", "campaign")}
 
 
 def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
@@ -444,18 +497,33 @@ def test_fit_health_evidence_reads_fit_variables(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_workflow_runs_the_reproduction_target(tmp_path: Path) -> None:
-    """The tiny CI campaign, then the report: its campaigns are none of the spec's, so every
-    table and claim is 'not yet run' with its command; the report names the campaigns."""
+def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path) -> None:
+    """`snakemake reproduction` with the tiny spec of .test/ from a clean results folder builds
+    both of its campaigns (the workflow's own and, by the driver rule, its held-out replicate),
+    then the report; forced again, the report's bytes are the same, and name no machine path."""
     from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
 
     _tvbo_on_path(tmp_path)
-    proc = snakemake(tmp_path, load_test_config(), "--cores", "2", "reproduction", timeout=900)
+    config = {**load_test_config(), "reproduction_spec": ".test/reproduction.yaml"}
+    proc = snakemake(tmp_path, config, "--cores", "2", "reproduction", timeout=900)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    text = (tmp_path / "docs" / "reproduction.md").read_text()
-    assert text.startswith("# Reproduction report")
-    assert "Campaign not yet run: campaign `bolt_paper` (results/bolt_paper/campaign.nc)" in text
-    assert text.count("Verdict: **not yet run**") == 6
+    for name in ("test", "test_heldout"):
+        assert (tmp_path / "results" / name / "campaign.nc").is_file()
+    first = (tmp_path / "docs" / "reproduction.md").read_bytes()
+    recorded = yaml.safe_load((tmp_path / "results" / "reproduction_provenance.yaml").read_text())
+    assert recorded["command"] == "snakemake --cores N reproduction"
+    assert recorded["wall_time_s"] > 0
+    proc = snakemake(tmp_path, config, "--cores", "2", "--forcerun", "reproduction",
+                     "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert (tmp_path / "docs" / "reproduction.md").read_bytes() == first
+    text = first.decode()
+    assert str(tmp_path) not in text and str(REPO) not in text
+    assert "Campaign `tiny` (`results/test`)" in text
+    assert ("| tiny_heldout | `results/test_heldout`: `snakemake --cores N "
+            "results/test_heldout/campaign.nc` (config: `.test/config.yaml with campaign: "
+            "test_heldout, seeds: [2, 3]`)") in text
+    assert "| 2 (2, 3) |" in text  # the held-out replicate was read
 
 
 def test_table_aliases_default_to_the_campaign_paper_aliases(tmp_path: Path) -> None:
@@ -522,3 +590,137 @@ def test_stand_in_differences_name_each_setting_that_differs(tmp_path: Path) -> 
     ]
     path.write_text(yaml.safe_dump({**expected, "campaign": "renamed"}))
     assert stand_in_differences(expected, path) == []
+
+
+# -- predictions (issue 22: explanations that can be wrong) ----------------------------------------
+def _explained_with(fake: Path, tmp_path: Path, results: Path | None = None, **entry):
+    """The fake table's one disagreement (Shekel, r-gp-ucb 2.5 < bolt 3.0 in tvbo, the paper
+    bolt 2.51 < r-gp-ucb 2.58) under an edited explanation entry."""
+    edits = {f"explanations.0.{k}": v for k, v in entry.items()}
+    report = build_report(_spec(tmp_path, **edits), results or fake / "results")
+    return report, report.tables["bolt-metronome"]
+
+
+def test_holding_predictions_explain_on_both_replicates(fake: Path, tmp_path: Path) -> None:
+    report, result = _explained_with(fake, tmp_path)
+    assert result.explained == [("shekel", "r-gp-ucb", "bolt")] and not result.contradicted
+    # time-integrated regret 25 vs 30 (s.e. 0.17 each) on seeds 0-2 and on held-out seeds 3-5
+    assert "seeds 0-2, shekel: holds: r-gp-ucb 25.0 ± 0.2 (n = 3) < bolt 30.0 ± 0.2" in report.text
+    assert "seeds 3-5, shekel: holds: r-gp-ucb 25.0 ± 0.2 (n = 3) < bolt 30.0 ± 0.2" in report.text
+    # the table's orderings on the replicate (the same values: the same counts)
+    assert ("Held-out replicate `heldout` (seeds 3-5): 2 agree, 3 tie, 1 disagree of 6 "
+            "orderings; of this campaign's 1 disagreements, 1 disagree there too.") in report.text
+
+
+def test_a_failing_prediction_makes_the_pair_contradicted(fake: Path, tmp_path: Path) -> None:
+    report, result = _explained_with(
+        fake, tmp_path, predictions=[{"quantity": "time_integrated_regret",
+                                      "order": "bolt < r-gp-ucb"}])
+    assert result.explained == [] and result.unexplained == []
+    assert result.contradicted == [("shekel", "r-gp-ucb", "bolt")]
+    assert "#### Contradicted predictions" in report.text
+    line = next(x for x in report.text.splitlines() if x.startswith("- spec explanations[0], "))
+    assert "time_integrated_regret: bolt < r-gp-ucb" in line and "bolt 30.0 ± 0.2" in line
+    assert ("Table 2: 6 orderings, 1 disagree: 0 explained, 1 contradicted, 0 unexplained (0 of "
+            "them named only by a broad entry)") in report.text
+
+
+def test_a_wrong_direction_is_contradicted(fake: Path, tmp_path: Path) -> None:
+    _, result = _explained_with(fake, tmp_path, explains=["bolt < r-gp-ucb"])
+    assert result.contradicted == [("shekel", "r-gp-ucb", "bolt")]
+
+
+def test_missing_evidence_leaves_the_pair_unexplained(fake: Path, tmp_path: Path) -> None:
+    # the fake runs record no resets: the prediction cannot be evaluated
+    report, result = _explained_with(
+        fake, tmp_path, predictions=[{"quantity": "resets", "order": "r-gp-ucb < bolt"}])
+    assert result.unexplained == [("shekel", "r-gp-ucb", "bolt")] and not result.explained
+    assert "**unexplained** (evidence missing, 1)" in report.text
+    assert "state_resets not recorded in these runs" in report.text
+
+
+def test_without_a_held_out_replicate_the_pair_is_unexplained(fake: Path, tmp_path: Path) -> None:
+    spec = yaml.safe_load(_spec(tmp_path).read_text())
+    del spec["campaigns"]["bolt_fake"]["replicate"]
+    path = tmp_path / "config" / "reproduction.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    report = build_report(path, fake / "results")
+    assert report.tables["bolt-metronome"].unexplained == [("shekel", "r-gp-ucb", "bolt")]
+    assert "no held-out replicate of bolt_fake" in report.text
+
+
+def test_held_out_seeds_that_reverse_the_order_contradict(fake: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    _table_campaign(results)
+    swapped = {**TVBO, ("shekel", "r-gp-ucb"): TVBO[("shekel", "bolt")],
+               ("shekel", "bolt"): TVBO[("shekel", "r-gp-ucb")]}
+    runs = [_run(b, a, seed, m + (i - 1) * d) for (b, a), (m, d) in swapped.items()
+            for i, seed in enumerate((3, 4, 5))]
+    _campaign(results / "bolt_fake_heldout" / "campaign.nc", runs)
+    report, result = _explained_with(fake, tmp_path, results=results)
+    assert result.contradicted == [("shekel", "r-gp-ucb", "bolt")]
+    assert "seeds 3-5, shekel: fails: r-gp-ucb 30.0 ± 0.2 (n = 3) > bolt 25.0" in report.text
+
+
+def test_towards_paper_prediction(fake: Path, tmp_path: Path) -> None:
+    # paper bolt 2.51; switching bolt (3.0, 0.49 away) to r-gp-ucb (2.5, 0.01 away): 0.48 > 0.035
+    report, result = _explained_with(
+        fake, tmp_path, predictions=[{"quantity": "average_regret",
+                                      "towards_paper": "bolt -> r-gp-ucb"}])
+    assert result.explained == [("shekel", "r-gp-ucb", "bolt")]
+    assert "paper 2.51; bolt 3.00 ± 0.02 (n = 3) -> r-gp-ucb 2.50 ± 0.02 (n = 3): closer by 0.48"\
+        in report.text
+    _, result = _explained_with(
+        fake, tmp_path, predictions=[{"quantity": "average_regret",
+                                      "towards_paper": "r-gp-ucb -> bolt"}])
+    assert result.contradicted == [("shekel", "r-gp-ucb", "bolt")]
+
+
+def test_a_broad_entry_alone_does_not_explain(fake: Path, tmp_path: Path) -> None:
+    report, result = _explained_with(fake, tmp_path, benchmarks="all", explains=[])
+    assert result.explained == [] and result.unexplained == [("shekel", "r-gp-ucb", "bolt")]
+    assert result.broad_only == 1
+    line = next(x for x in report.text.splitlines() if x.startswith("- r-gp-ucb vs bolt"))
+    assert line.endswith("**unexplained** (no specific entry names this pair); context: 1")
+    assert "1. a test cause (context only; spec explanations[0])" in report.text
+
+
+def test_report_bytes_are_identical_when_built_twice(fake: Path, tmp_path: Path) -> None:
+    from tvbo.analysis.reproduction import write_report
+
+    spec = fake / "config" / "reproduction.yaml"
+    first = write_report(tmp_path / "a.md", spec, fake / "results").read_bytes()
+    second = write_report(tmp_path / "b.md", spec, fake / "results").read_bytes()
+    assert first == second and str(tmp_path) not in first.decode()
+
+
+def test_a_paper_without_se_gives_no_strict_order() -> None:
+    from tvbo.analysis.reproduction import NO_PAPER_SE, agreement_counts, pairwise_orderings
+
+    # W-DBO's table prints no s.e.: means 1.00 and 1.01 (a 1 % gap) are no strict order
+    nan = math.nan
+    comparison = pd.DataFrame({
+        "benchmark": ["shekel"] * 2, "algorithm": ["gp-ucb", "bolt"],
+        "paper_mean": [1.00, 1.01], "paper_se": [nan, nan],
+        "tvbo_mean": [2.0, 1.0], "tvbo_se": [0.01, 0.01],
+    })
+    pairs = pairwise_orderings(comparison)
+    assert pairs.iloc[0][["paper", "status", "tied_by"]].tolist() == [0, "tie", NO_PAPER_SE]
+    counts = agreement_counts(pairs)
+    assert counts.loc["Overall", NO_PAPER_SE] == 1 and counts.loc["Overall", "disagree"] == 0
+
+
+def test_reference_policies_are_floor_rows_outside_the_tallies(fake: Path, tmp_path: Path) -> None:
+    from tvbo.analysis.reproduction import REFERENCE_POLICIES
+
+    results = tmp_path / "results"
+    policy = REFERENCE_POLICIES[0]
+    runs = [_run(b, a, seed, m + (seed - 1) * d) for (b, a), (m, d) in
+            {**TVBO, ("shekel", policy): (9.0, 0.3)}.items() for seed in (0, 1, 2)]
+    _campaign(results / "bolt_fake" / "campaign.nc", runs)
+    _table_campaign(results, "bolt_fake_heldout", (3, 4, 5))
+    report = build_report(_spec(tmp_path), results)
+    result = report.tables["bolt-metronome"]
+    assert len(result.pairs) == 6 and policy not in set(result.pairs["a"]) | set(result.pairs["b"])
+    assert (f"| SHEKEL (4) (`shekel`) | {policy} (reference policy) | — | 9.00 ± 0.17 (n = 3) |  "
+            "| reference | 90.0 ± 1.7 |") in report.text

@@ -81,7 +81,7 @@ def _fit_campaign(results: Path) -> Path:
 
 
 CAUSE = {"table": "bolt-metronome", "algorithms": ["r-gp-ucb"], "paper_setting": True,
-         "source": "a paper's appendix", "cause": "an eps cause"}
+         "source": "a paper's appendix", "quote": "eps is fitted", "cause": "an eps cause"}
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +161,10 @@ def test_without_fits_the_section_says_so(tmp_path: Path) -> None:
         ({**CAUSE, "paper_setting": "yes"}, ["fit_causes[0].paper_setting", "true or false"]),
         ({**CAUSE, "table": "wdbo"}, ["fit_causes[0].table", "'wdbo'", "bolt-metronome"]),
         ({k: v for k, v in CAUSE.items() if k != "source"}, ["fit_causes[0]", "'source'"]),
+        # paper_setting only with a quoted source; no numerals in a cause
+        ({k: v for k, v in CAUSE.items() if k != "quote"},
+         ["fit_causes[0].quote", "paper_setting: true needs the quoted words"]),
+        ({**CAUSE, "cause": "l_T beyond 600 s"}, ["fit_causes[0].cause", "no numerals", "600"]),
     ],
 )
 def test_bad_fit_cause_lists_valid_names(tmp_path: Path, edit, fragments) -> None:

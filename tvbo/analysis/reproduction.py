@@ -16,7 +16,8 @@ each side's order is that of its means, except that the pair is a **tie** on tha
 intervals mean ± 1 s.e. overlap (``|m_a - m_b| <= se_a + se_b``; the papers' own underline rule,
 :func:`tvbo.analysis.tables.best_and_overlapping`): those seeds cannot order such a pair. The rule
 is the same on both sides: a paper's order whose own intervals overlap is no more an order than
-tvbo's (a cell printed without s.e. only ties an equal mean). A pair *agrees* when both orders
+tvbo's (a pair with a paper cell printed without s.e., as in W-DBO's table, is no strict order
+on the paper side: *paper without s.e.*, a tie). A pair *agrees* when both orders
 are the same, *disagrees* when they are opposite strict orders, and is a *tie* when either side
 ties (each pair's ``tied_by`` says which side; the counts' *paper tie* column counts the ties the
 paper's own s.e. leave open). A benchmark's ranking *differs* when it has at least one
@@ -75,10 +76,19 @@ from tvbo.analysis.reproduction_evidence import (
     metric_summary,
     select_runs,
 )
+from tvbo.analysis.reproduction_predict import (
+    PAIR_STATUS,
+    Measurements,
+    Outcome,
+    combine,
+    evaluate,
+)
 from tvbo.analysis.reproduction_spec import (
     Claim,
     Explanation,
+    Prediction,
     Spec,
+    Term,
     load_spec,
 )
 
@@ -98,6 +108,10 @@ __all__ = [
 ]
 
 DEFAULT_SPEC = "config/reproduction.yaml"
+try:  # the reference policies (floors) named by the algorithm registry (wt-repro-floors)
+    from tvbo.algorithms.display import REFERENCE_POLICIES
+except ImportError:  # until that branch is merged: the names it will expose
+    REFERENCE_POLICIES: tuple[str, ...] = ("random-search", "centre", "best-static")
 VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
 
 
@@ -122,6 +136,10 @@ def ordering(mean_a: float, se_a: float, mean_b: float, se_b: float) -> int:
     return -1 if mean_a < mean_b else 1
 
 
+#: ``tied_by`` of a pair whose paper cells carry no s.e.: never a strict order on the paper side
+NO_PAPER_SE = "paper without s.e."
+
+
 def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
     """Every pair of algorithms per benchmark of a comparison table, paper vs tvbo order.
 
@@ -139,6 +157,10 @@ def pairwise_orderings(comparison: pd.DataFrame) -> pd.DataFrame:
             tvbo = ordering(ra.tvbo_mean, ra.tvbo_se, rb.tvbo_mean, rb.tvbo_se)
             tied_by = {(True, True): "both", (True, False): "paper",
                        (False, True): "tvbo"}.get((paper == 0, tvbo == 0), "")
+            if not (math.isfinite(ra.paper_se) and math.isfinite(rb.paper_se)):
+                # the paper printed no s.e. (W-DBO's table): its order of two means is no
+                # strict order, however small the gap (issue 22 item 6: the report's rule)
+                paper, tied_by = 0, NO_PAPER_SE
             if tied_by:
                 status = "tie"
             else:
@@ -163,14 +185,25 @@ def agreement_counts(pairs: pd.DataFrame) -> pd.DataFrame:
     )
     counts = counts.reindex(columns=["agree", "tie", "disagree"], fill_value=0)
     counts["orderings"] = counts.sum(axis=1)
-    if not pairs.empty:
-        paper_ties = pairs["tied_by"].isin(["paper", "both"]).groupby(
-            pairs["benchmark"], sort=False).sum()
-        counts["paper tie"] = paper_ties.reindex(counts.index, fill_value=0)
-    else:
-        counts["paper tie"] = 0
+    for column, kinds in (("paper tie", ["paper", "both"]), (NO_PAPER_SE, [NO_PAPER_SE])):
+        if pairs.empty:
+            counts[column] = 0
+            continue
+        found = pairs["tied_by"].isin(kinds).groupby(pairs["benchmark"], sort=False).sum()
+        counts[column] = found.reindex(counts.index, fill_value=0)
     counts.loc[OVERALL_LABEL] = counts.sum(axis=0)
     return counts.astype(int)
+
+
+def _counts_table(counts: pd.DataFrame) -> list[str]:
+    """The pairwise counts as a Markdown table (the no-s.e. column only where it counts)."""
+    columns = ["agree", "tie", "paper tie", "disagree", "orderings"]
+    if int(counts.loc[OVERALL_LABEL, NO_PAPER_SE]):
+        columns.insert(3, NO_PAPER_SE)
+    return _table(("benchmark", *columns),
+                  [[b, *map(str, row)] for b, row in zip(counts.index,
+                                                          counts[columns].to_numpy(),
+                                                          strict=True)])
 
 
 def _order_text(a: str, b: str, sign: int) -> str:
@@ -186,7 +219,25 @@ def _paper_benchmarks(paper: str) -> set[str]:
 
 
 def _extra_columns(ds: xr.Dataset) -> dict[str, pd.DataFrame]:
-    return {m: metric_summary(ds, m) for m in (TIME_METRIC, QUERIES)}
+    return {m: metric_summary(ds, m) for m in (METRIC, TIME_METRIC, QUERIES)}
+
+
+def _floor_rows(
+    benchmark: str, label: str, extra: Mapping[str, pd.DataFrame]
+) -> list[list[str]]:
+    """The reference policies the campaign ran on ``benchmark``: floors, not competitors (no
+    paper cell, no rank, left out of every ordering and tally)."""
+    rows = []
+    for policy in REFERENCE_POLICIES:
+        m, se, n = cell_stat(extra[METRIC], benchmark, policy)
+        if not n:
+            continue
+        tm, ts, _ = cell_stat(extra[TIME_METRIC], benchmark, policy)
+        qm, qs, _ = cell_stat(extra[QUERIES], benchmark, policy)
+        rows.append([f"{label} (`{benchmark}`)", f"{display_name(policy)} (reference policy)",
+                     "—", f"{fmt(m, se)} (n = {n})", "", "reference", fmt(tm, ts),
+                     fmt(qm, qs)])
+    return rows
 
 
 def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> list[list[str]]:
@@ -197,7 +248,8 @@ def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> l
     for r in shared.itertuples(index=False):
         ranks_tir[(r.benchmark, r.algorithm)] = int(r.rank)
     rows = []
-    for r in comparison.itertuples(index=False):
+    records = list(comparison.itertuples(index=False))
+    for i, r in enumerate(records):
         overall = r.benchmark == OVERALL_LABEL
         paper = r.printed if isinstance(r.printed, str) and r.printed else fmt(r.paper_mean,
                                                                                 r.paper_se)
@@ -220,6 +272,8 @@ def _cell_rows(comparison: pd.DataFrame, extra: Mapping[str, pd.DataFrame]) -> l
             fmt(r.tvbo_mean, r.tvbo_se) + ("" if pd.isna(r.tvbo_n) else f" (n = {int(r.tvbo_n)})"),
             ratio, ranks, tir_text, queries,
         ])
+        if not overall and (i + 1 == len(records) or records[i + 1].benchmark != r.benchmark):
+            rows += _floor_rows(r.benchmark, r.paper_benchmark, extra)
     return rows
 
 
@@ -239,6 +293,12 @@ class TableResult:
     counts: pd.DataFrame | None
     unexplained: list[tuple[str, str, str]]
     explained: list[tuple[str, str, str]]
+    #: disagreeing pairs whose explaining entry has a failing prediction
+    contradicted: list[tuple[str, str, str]] = field(default_factory=list)
+    #: unexplained pairs that only a broad entry (``all``) names: context, no explanation
+    broad_only: int = 0
+    #: (entry, prediction, failing measurements) of every failing prediction
+    failing: list[tuple[str, str, list[str]]] = field(default_factory=list)
     #: :func:`tvbo.analysis.fit_health.horizon_table` per algorithm (None: campaign not run)
     fit_health: pd.DataFrame | None = None
     #: algorithms above the limit: attributed to their paper's setting, attributed to a setting
@@ -279,27 +339,53 @@ def table_section(
         if str(b) not in compared and str(b) in _paper_benchmarks(table_spec.paper)
     ]
     lines += [
-        f"Campaign `{source.spec.name}` ({source.path}). {paper.note}.", "",
+        f"Campaign `{table_spec.campaign}` (`results/{source.spec.name}`). {paper.note}.", "",
         *([f"No tvbo value (no run with a query after the warm-up) for: {', '.join(lacking)}.",
            ""] if lacking else []),
         *_table(CELL_HEADERS, _cell_rows(comparison, _extra_columns(ds))), "",
         "Pairwise orderings per benchmark (a tie: the intervals mean ± 1 s.e. overlap on either "
         "side; paper tie: of the ties, those where the paper's own intervals overlap):", "",
-        *_table(
-            ("benchmark", "agree", "tie", "paper tie", "disagree", "orderings"),
-            [[b, *map(str, row)] for b, row in zip(
-                counts.index,
-                counts[["agree", "tie", "paper tie", "disagree", "orderings"]].to_numpy(),
-                strict=True)],
-        ),
+        *_counts_table(counts),
         "",
     ]
+    if int(counts.loc[OVERALL_LABEL, NO_PAPER_SE]):
+        lines += [f"The paper prints no standard errors: every pair is counted as *{NO_PAPER_SE}*"
+                  " (a tie), never as a strict order, however far apart its means are. The "
+                  "report's rule (issue 22): no s.e. is borrowed from another table, since no "
+                  "other table has these cells; tvbo's own orders of these pairs are in the "
+                  "cells above.", ""]
+    lines += _replicate_lines(table_spec, spec, campaigns, pairs)
     if table_spec.head_to_head is not None:
         result.head_to_head = head_to_head(comparison, *table_spec.head_to_head)
         lines += head_to_head_lines(result.head_to_head, *table_spec.head_to_head)
-    lines += _difference_lines(table_spec.paper, comparison, pairs, spec, campaigns, result)
+    lines += _difference_lines(table_spec.paper, comparison, pairs, spec, campaigns, result,
+                               Measurements(campaigns))
+    lines += contradicted_lines(result)
     lines += fit_health_lines(table_spec.paper, ds, spec, campaigns, result)
     return lines, result
+
+
+def _replicate_lines(
+    table_spec, spec: Spec, campaigns: Campaigns, pairs: pd.DataFrame
+) -> list[str]:
+    """The table's pairwise orderings on the held-out replicate, beside the campaign's."""
+    key = spec.replicate(table_spec.campaign)
+    if key is None:
+        return ["No held-out replicate of this table's campaign in the spec.", ""]
+    ds = campaigns.get(key)
+    if ds is None:
+        return [f"Held-out replicate {campaigns.not_yet_run(key)}.", ""]
+    held = pairwise_orderings(comparison_table(metric_summary(at_reference_speed(ds), METRIC),
+                                               table_spec.paper, table_spec.aliases or None))
+    total = agreement_counts(held).loc[OVERALL_LABEL]
+    merged = pairs.merge(held, on=["benchmark", "a", "b"], suffixes=("", "_held"))
+    disagree = merged[merged["status"] == "disagree"]
+    again = int((disagree["status_held"] == "disagree").sum())
+    seeds = sorted(int(s) for s in ds["seed"].values)
+    return [f"Held-out replicate `{key}` (seeds {seeds[0]}-{seeds[-1]}): {total['agree']} agree, "
+            f"{total['tie']} tie, {total['disagree']} disagree of {total['orderings']} "
+            f"orderings; of this campaign's {len(disagree)} disagreements, {again} disagree "
+            "there too.", ""]
 
 
 def head_to_head(comparison: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -452,23 +538,42 @@ def fit_health_lines(
     return lines + [""]
 
 
+def _direction_prediction(entry: Explanation, direction, campaign: str) -> Prediction:
+    """The order an entry predicts for a pair, as a prediction on the table's regret."""
+    return Prediction("order", "average_regret", Term(direction.lower, campaign),
+                      Term(direction.higher, campaign), (direction.benchmark,), campaign,
+                      f"average_regret: {direction.lower} < {direction.higher} (the pair)")
+
+
+def _outcome_lines(prediction: Prediction, outcomes: Sequence[Outcome]) -> list[str]:
+    """One line per prediction: its status and, per benchmark and replicate, the measurement."""
+    status = combine(outcomes)
+    parts = [f"{o.seeds}, {o.benchmark}: {o.status}: {o.detail}" for o in outcomes]
+    return [f"   - predicts {prediction.text} — **{status}** ({'; '.join(parts)})"]
+
+
 def _difference_lines(
     paper: str, comparison: pd.DataFrame, pairs: pd.DataFrame, spec: Spec,
-    campaigns: Campaigns, result: TableResult,
+    campaigns: Campaigns, result: TableResult, measured: Measurements,
 ) -> list[str]:
+    """Every disagreeing pair: explained (an entry naming it with every prediction holding on
+    every replicate), contradicted (a prediction of such an entry fails) or unexplained (no entry
+    names it, or its evidence is missing). Broad entries are printed as context only."""
     lines = ["### Ranking differences and their explanations", ""]
     disagree = pairs[pairs["status"] == "disagree"]
     if disagree.empty:
         return lines + ["No pairwise ordering disagrees with the paper.", ""]
     body = comparison[comparison["benchmark"] != OVERALL_LABEL].set_index(
         ["benchmark", "algorithm"])
+    cells = {k: float(v) for k, v in body["paper_mean"].items()}
+    campaign = next(t.campaign for t in spec.tables if t.paper == paper)
     entries = [e for e in spec.explanations if e.table == paper]
+    evaluated: dict[int, list[tuple[Prediction, list[Outcome]]]] = {}
     for benchmark, group in disagree.groupby("benchmark", sort=False):
         label = body.loc[benchmark].iloc[0]["paper_benchmark"]
-        lines.append(f"**{label}** (`{benchmark}`)")
-        lines.append("")
+        lines += [f"**{label}** (`{benchmark}`)", ""]
         used: list[Explanation] = []
-        involved: dict[int, list[str]] = {}  # per used entry: the algorithms of its pairs
+        notes: dict[int, list[str]] = {}
         for r in group.itertuples(index=False):
             a_row, b_row = body.loc[(benchmark, r.a)], body.loc[(benchmark, r.b)]
             text = (
@@ -478,28 +583,81 @@ def _difference_lines(
                 f"tvbo {fmt(a_row.tvbo_mean, a_row.tvbo_se)} vs "
                 f"{fmt(b_row.tvbo_mean, b_row.tvbo_se)} ({_order_text(r.a, r.b, r.tvbo)})"
             )
-            covering = [e for e in entries if e.covers(paper, benchmark, r.a, r.b)]
-            if covering:
-                result.explained.append((benchmark, r.a, r.b))
-                for e in covering:
-                    if e not in used:
-                        used.append(e)
-                    names = involved.setdefault(used.index(e), [])
-                    names += [x for x in (r.a, r.b) if x not in names]
-                refs = ", ".join(str(used.index(e) + 1) for e in covering)
-                lines.append(f"- {text}: explained ({refs})")
+            statuses = []
+            for entry in entries:
+                direction = entry.direction(benchmark, r.a, r.b)
+                if direction is None:
+                    continue
+                key = id(entry)
+                if key not in evaluated:
+                    evaluated[key] = [(p, evaluate(p, spec, measured, cells))
+                                      for p in entry.predictions]
+                pred = _direction_prediction(entry, direction, campaign)
+                outs = evaluate(pred, spec, measured, cells)
+                if entry not in used:
+                    used.append(entry)
+                notes.setdefault(used.index(entry), []).extend(_outcome_lines(pred, outs))
+                every = [x for _, found in evaluated[key] for x in found] + outs
+                if combine(outs) == "fails":
+                    result.failing.append((entry.where, pred.text, [
+                        f"{o.seeds}, {o.benchmark}: {o.detail}" for o in outs
+                        if o.status == "fails"]))
+                statuses.append((PAIR_STATUS[combine(every)], used.index(entry) + 1))
+            context = [e for e in entries if e.broad and e.covers(paper, benchmark, r.a, r.b)]
+            for e in context:
+                if e not in used:
+                    used.append(e)
+            found = {s for s, _ in statuses}
+            status = next((s for s in ("explained", "contradicted") if s in found),
+                          "unexplained")
+            record = (benchmark, r.a, r.b)
+            getattr(result, status).append(record)
+            refs = ", ".join(str(i) for s, i in statuses if s == status)
+            if not statuses:
+                why = "no specific entry names this pair"
+                result.broad_only += 1 if context else 0
+            elif status == "unexplained":
+                why = f"evidence missing, {refs}"
             else:
-                result.unexplained.append((benchmark, r.a, r.b))
-                lines.append(f"- {text}: **unexplained**")
+                why = refs
+            ctx = ", ".join(str(used.index(e) + 1) for e in context)
+            mark = status if status == "explained" else f"**{status}**"
+            lines.append(f"- {text}: {mark} ({why})" + (f"; context: {ctx}" if ctx else ""))
         lines.append("")
         for i, entry in enumerate(used, start=1):
-            lines.append(f"{i}. {entry.cause}")
-            for ev in entry.evidence:  # by default about the algorithms of the explained pairs
-                for line in evaluate_evidence(ev, campaigns, [benchmark], involved[i - 1]):
+            kind = "context only" if entry.broad else "explanation"
+            lines.append(f"{i}. {entry.cause} ({kind}; spec {entry.where})")
+            if not entry.broad:
+                lines += notes.get(i - 1, [])
+            predictions = evaluated.get(id(entry)) or [
+                (p, evaluate(p, spec, measured, cells)) for p in entry.predictions]
+            for prediction, outcomes in predictions:
+                lines += _outcome_lines(prediction, outcomes)
+                if combine(outcomes) == "fails" and not entry.broad:
+                    result.failing.append((entry.where, prediction.text, [
+                        f"{o.seeds}, {o.benchmark}: {o.detail}" for o in outcomes
+                        if o.status == "fails"]))
+            for ev in entry.evidence:
+                names = sorted({x for d in entry.explains if d.benchmark == benchmark
+                                for x in (d.lower, d.higher)}) or list(entry.algorithms)
+                for line in evaluate_evidence(ev, campaigns, [benchmark], names):
                     lines.append(f"   - {line}")
-        if used:
-            lines.append("")
+        lines.append("")
     return lines
+
+
+def contradicted_lines(result: TableResult) -> list[str]:
+    """Every failing prediction of the table's entries, with its measured values."""
+    if not result.failing:
+        return []
+    lines = ["#### Contradicted predictions", ""]
+    seen = set()
+    for where, text, details in result.failing:
+        if (where, text) in seen:
+            continue
+        seen.add((where, text))
+        lines.append(f"- spec {where}, {text}: " + "; ".join(details))
+    return lines + [""]
 
 
 # -- sensitivity -----------------------------------------------------------------------------------
@@ -785,20 +943,81 @@ def stand_in_differences(expected: Mapping[str, Any], config_path: Path) -> list
     return differences
 
 
-def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
+#: keys of a provenance file (``tvbo reproduce --provenance``): how the run files were made
+PROVENANCE_KEYS: tuple[str, ...] = ("command", "commit", "wall_time_s", "machine")
+
+
+def read_provenance(path: str | Path | None) -> dict[str, str] | None:
+    """The provenance file's fields (None without one); one line naming a bad or missing key.
+
+    Written by whoever ran the campaigns (the workflow's ``reproduction_provenance`` rule or
+    ``scripts/reproduce.sh``): the command, the commit of the code that made the run files, the
+    wall time of the whole regeneration and the machine. The report prints them as given, so
+    rebuilding it from the same run files and the same file gives the same bytes.
+    """
+    if path is None:
+        return None
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"--provenance: no such file {str(path)!r}")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"--provenance: {path.name}: expected a mapping of "
+                         f"{', '.join(PROVENANCE_KEYS)}")
+    bad = sorted(set(raw) ^ set(PROVENANCE_KEYS))
+    if bad:
+        raise ValueError(f"--provenance: {path.name}: keys must be exactly "
+                         f"{', '.join(PROVENANCE_KEYS)}; differ in {', '.join(map(str, bad))}")
+    seconds = float(raw["wall_time_s"])
+    if not seconds > 0:
+        raise ValueError(f"--provenance: {path.name}: wall_time_s must be positive, got "
+                         f"{raw['wall_time_s']!r}")
+    return {k: str(raw[k]) for k in PROVENANCE_KEYS}
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return (f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {rest:02d} s")
+
+
+def _stand_in_text(spec: Spec, campaigns: Campaigns) -> str:
+    """The stand-ins of the report, for its summary line ("" without any)."""
+    parts = []
+    if spec.overlay is not None:
+        laid = [k for k in spec.overlay.campaigns if k in campaigns.sources]
+        parts.append(f"{spec.overlay.note} (overlay `{spec.overlay.config.name}`, results "
+                     f"`<campaign>_{spec.overlay.name}`) for {', '.join(laid)}")
+    for source in campaigns.sources.values():
+        if source.substituted:
+            parts.append(f"a file given with `--campaign` for {source.spec.key}")
+    return "; ".join(parts)
+
+
+def _header(
+    spec: Spec, campaigns: Campaigns, provenance: Mapping[str, str] | None = None
+) -> list[str]:
     lines = [
         "# Reproduction report", "",
         "<!-- generated by `tvbo reproduce` from the run files; do not edit by hand -->", "",
         f"Generated by `tvbo reproduce` from the spec `{spec.path.name}` and the campaigns' run "
-        "files (`results/<campaign>/campaign.nc`); every number below is computed, none typed. "
-        "Regenerate with `snakemake reproduction` (after a campaign) or `tvbo reproduce`.", "",
+        "files (`results/<campaign>/campaign.nc`); every number below is computed, none typed.",
+        "",
     ]
+    if provenance is None:
+        lines += ["Regeneration: not recorded (no `--provenance` file): run `snakemake --cores N "
+                  "reproduction`, which builds every campaign below and records it.", ""]
+    else:
+        lines += [f"Regeneration: `{provenance['command']}` at commit `{provenance['commit']}`, "
+                  f"{_duration(float(provenance['wall_time_s']))} wall time on "
+                  f"{provenance['machine']} (campaigns and report, from a clean results "
+                  "folder).", ""]
     substituted = [s for s in campaigns.sources.values() if s.substituted]
     if substituted:
         parts = []
         for s in substituted:
             differences = stand_in_differences(s.spec.merged, Path(s.path).parent / "config.yaml")
-            text = f"`{s.path}` stands in for `{s.spec.name}`"
+            text = f"a file given with `--campaign` stands in for `{s.spec.name}`"
             if differences is None:
                 text += " (its config.yaml is absent: compare seeds, horizon and grid below)"
             elif differences:
@@ -813,16 +1032,18 @@ def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
         ]
     rows = []
     for key, source in campaigns.sources.items():
+        command = campaigns.command(key)
         if source.dataset is None:
-            rows.append([key, "not yet run", f"`{campaigns.command(key)}`", *[""] * 7])
+            rows.append([key, "not yet run", command, *[""] * 7])
             continue
         facts = campaign_facts(source.dataset)
-        status = f"stand-in: `{source.path}`" if source.substituted else f"`{source.path}`"
-        rows.append([key, status, facts["benchmarks"], facts["algorithms"], facts["seeds"],
-                     facts["speeds"], facts["horizon [s]"], facts["profile"],
+        status = ("stand-in (`--campaign`)" if source.substituted
+                  else f"`results/{source.spec.name}`")
+        rows.append([key, f"{status}: {command}", facts["benchmarks"], facts["algorithms"],
+                     facts["seeds"], facts["speeds"], facts["horizon [s]"], facts["profile"],
                      facts["cost table"], facts["runs"]])
     lines += ["## Campaigns", ""]
-    lines += _table(("campaign", "results", "benchmarks (or command)", "algorithms", "seeds",
+    lines += _table(("campaign", "results and command", "benchmarks", "algorithms", "seeds",
                      "speeds", "horizon [s]", "profile", "cost table", "runs"), rows)
     lines += [
         "", "## How to read this report", "",
@@ -833,11 +1054,17 @@ def _header(spec: Spec, campaigns: Campaigns) -> list[str]:
         "(warm-up included). Overall: the papers' normalised regret recomputed on the shared grid.",
         "- Pairwise orderings: for each pair of algorithms on a benchmark, the paper's order "
         "against tvbo's; on each side the order is a *tie* when that side's intervals mean ± 1 "
-        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule; a paper cell "
-        "printed without s.e. ties only an equal mean). A pair *agrees*, *disagrees* (opposite "
+        "s.e. overlap (|m_a − m_b| ≤ se_a + se_b, the papers' underline rule; a pair whose "
+        "paper cells carry no s.e. is *paper without s.e.*, a tie). A pair *agrees*, "
+        "*disagrees* (opposite "
         "strict orders) or is a tie (*paper tie* counts the ties the paper's own s.e. leave "
-        "open). Each disagreeing pair is explained by an entry of the spec (cause and computed "
-        "evidence) or listed as **unexplained**.",
+        "open). Each disagreeing pair is *explained* when an entry of the spec names it and "
+        "every "
+        "prediction of that entry holds on the campaign's seeds and on its held-out replicate "
+        "(an order holds when the intervals mean ± 1 s.e. do not overlap), **contradicted** "
+        "when one of them fails (the failing quantity and its values are listed), else "
+        "**unexplained** (no entry names it, or evidence is missing). Entries that name whole "
+        "tables (`all`) are context and explain nothing alone.",
         "",
     ]
     return lines
@@ -861,12 +1088,22 @@ def build_report(
     spec: Spec | str | Path = DEFAULT_SPEC,
     results: str | Path = "results",
     substitutes: Mapping[str, str | Path] | None = None,
+    provenance: str | Path | None = None,
 ) -> Report:
-    """The whole report (Markdown) and its numbers; validates the spec before reading results."""
+    """The whole report (Markdown) and its numbers; validates the spec (and the provenance
+    file) before reading results."""
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
+    recorded = read_provenance(provenance)
     campaigns = Campaigns(spec, results, substitutes, root=spec.path.parent.parent)
-    lines = _header(spec, campaigns)
+    try:
+        return _build(spec, campaigns, recorded)
+    finally:  # the files are opened lazily: close them (netCDF handles must not pile up)
+        campaigns.close()
+
+
+def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, str] | None) -> Report:
+    lines = _header(spec, campaigns, recorded)
     tables: dict[str, TableResult] = {}
     summary = []
     for table_spec in spec.tables:
@@ -877,8 +1114,10 @@ def build_report(
         if result.pairs is not None:
             summary.append(
                 f"{name}: {len(result.pairs)} orderings, "
-                f"{len(result.explained) + len(result.unexplained)} disagree, "
-                f"{len(result.unexplained)} unexplained; " + _fit_summary(result)
+                f"{len(result.explained) + len(result.contradicted) + len(result.unexplained)} "
+                f"disagree: {len(result.explained)} explained, {len(result.contradicted)} "
+                f"contradicted, {len(result.unexplained)} unexplained ({result.broad_only} of "
+                f"them named only by a broad entry); " + _fit_summary(result)
             )
         else:
             summary.append(f"{name}: not yet run")
@@ -890,6 +1129,9 @@ def build_report(
     claim_lines, verdicts = claims_section(spec, campaigns) if spec.claims else ([], {})
     lines += claim_lines
     head_end = lines.index("## Campaigns")
+    stand_ins = _stand_in_text(spec, campaigns)
+    if stand_ins:
+        summary.append("stand-ins: " + stand_ins)
     lines[head_end:head_end] = ["Summary: " + "; ".join(summary) + ".", ""] if summary else []
     return Report("\n".join(lines).rstrip() + "\n", tables, sensitivity, verdicts)
 
@@ -899,9 +1141,10 @@ def write_report(
     spec: Spec | str | Path = DEFAULT_SPEC,
     results: str | Path = "results",
     substitutes: Mapping[str, str | Path] | None = None,
+    provenance: str | Path | None = None,
 ) -> Path:
     """Build the report and write it to ``out`` (nothing is written when building fails)."""
-    report = build_report(spec, results, substitutes)
+    report = build_report(spec, results, substitutes, provenance)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(report.text, encoding="utf-8")

@@ -96,14 +96,23 @@ class Campaigns:
     def get(self, key: str) -> xr.Dataset | None:
         return self.sources[key].dataset
 
+    def close(self) -> None:
+        """Close every campaign file opened (each is opened lazily, once)."""
+        for source in self.sources.values():
+            if source.dataset is not None:
+                source.dataset.close()
+
     def command(self, key: str) -> str:
-        return self.spec.campaigns[key].command(self.root)
+        """How to build a campaign (Markdown): the command and the config it runs."""
+        campaign = self.spec.campaigns[key]
+        return f"`{campaign.command()}` (config: `{campaign.config_text(self.root)}`)"
 
     def not_yet_run(self, key: str) -> str:
         source = self.sources[key]
         return (
-            f"not yet run: campaign `{source.spec.name}` ({source.path}); "
-            f"run `{self.command(key)}`"
+            f"not yet run: campaign `{source.spec.name}` (results/{source.spec.name}/"
+            f"campaign.nc); "
+            f"run {self.command(key)}"
         )
 
 

@@ -5,7 +5,8 @@ The spec is a YAML file (``config/reproduction.yaml``; not a workflow config) re
 clear line naming the field, the value and the valid choices. Sections:
 
 ``campaigns``
-    key -> ``{config: FILE | [FILE, ...], overrides: {key: value}, note: text}``. ``config`` is
+    key -> ``{config: FILE | [FILE, ...], overrides: {key: value}, note: text, replicate: KEY}``
+    (``replicate``: the campaign that repeats this one on held-out seeds). ``config`` is
     resolved relative to the spec file; later files and then ``overrides`` win, as Snakemake's
     ``--configfile A B --config k=v``. The campaign's results are ``<results>/<campaign>/
     campaign.nc`` (``campaign`` from the merged config), and :attr:`CampaignSpec.command` is the
@@ -20,14 +21,26 @@ clear line naming the field, the value and the valid choices. Sections:
 ``sensitivity``
     ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
     orderings are checked at every speed.
+``overlay``
+    ``{name, config, campaigns, note}``: a config laid after the named campaigns' files when the
+    papers' setting cannot be had (the offline Temperature day); their results folder becomes
+    ``<campaign>_<name>`` and the report's summary line names the stand-in.
 ``explanations``
-    ``[{table, benchmarks, algorithms, cause, evidence: [...]}]``: why tvbo ranks some algorithms of
-    a published table differently, with evidence the generator computes from run files.
+    ``[{table, benchmarks, algorithms, focus, explains, predictions, cause, evidence}]``: why tvbo
+    orders some pairs of a published table differently. ``explains``: the pairs the entry
+    explains with tvbo's predicted order (``"[BENCHMARK:] A < B"``, lower regret first), each
+    within the entry's benchmarks and algorithms. ``predictions``: at least one, each a
+    ``quantity`` of :data:`QUANTITY_NAMES` with ``order: "A < B"`` (``ALG@CAMPAIGN`` names another
+    campaign) or ``towards_paper: "COLUMN -> VARIANT"``, optional ``benchmarks`` and
+    ``campaign``. An entry with ``all`` benchmarks or algorithms is *broad*: context only, it may
+    not have ``explains``. Causes carry no numerals (:data:`NUMERAL`). ``evidence``: context
+    lines, not judged. :mod:`tvbo.analysis.reproduction_predict` evaluates the predictions.
 ``fit_causes``
     ``[{table, algorithms, paper_setting, source, cause, evidence: [...]}]``: why an algorithm of
-    a table's campaign fits a temporal lengthscale beyond the horizon in more than 10 % of its fits
-    (the report's fit-health subsection). ``paper_setting`` (true / false) says whether its
-    paper's own setting produces it (``source``: where the paper or its code states that setting);
+    a table's campaign fits a temporal lengthscale beyond the horizon in more than the limit's
+    share of its fits (the report's fit-health subsection). ``paper_setting`` (true / false) says
+    whether its paper's own setting produces it (``source``: where the paper or its code states
+    that setting; ``quote``, required with true: the words that state it);
     ``algorithms`` are names of the table's campaign (its extra rows included).
 ``claims``
     ``[{id, paper, source, quote, campaign, benchmarks, algorithms, baselines, measure, relation,
@@ -43,6 +56,7 @@ open, e.g. the time range of Griewank's time coordinate, beside the ``reference`
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,8 +91,18 @@ VARIANT_METRICS: tuple[str, ...] = ("average_regret", "time_integrated_regret", 
 RELATIONS: tuple[str, ...] = ("better", "not_worse")
 MEASURE_AT: tuple[str, ...] = ("final", "cpu_time")
 SECTIONS: tuple[str, ...] = (
-    "campaigns", "tables", "sensitivity", "explanations", "fit_causes", "claims",
+    "campaigns", "overlay", "tables", "sensitivity", "explanations", "fit_causes", "claims",
 )
+#: the declared vocabulary of measured quantities a prediction may name (one definition each,
+#: computed by :mod:`tvbo.analysis.reproduction_predict`; a test keeps the two equal)
+QUANTITY_NAMES: tuple[str, ...] = (
+    "average_regret", "time_integrated_regret", "queries", "dataset_size", "resets",
+    "removals", "noise_var", "forgetting_rate", "lookahead", "nstar", "lT_beyond_horizon",
+    "fits_at_bound",
+)
+#: a number typed into a cause text: digits not glued to a name (``Hartmann-6``, ``W2`` and
+#: ``[B]`` are names; ``0.54``, ``1e-5``, ``l_T/3`` and ``10 %`` are numbers)
+NUMERAL = re.compile(r"(?<![A-Za-z_\-])\d+(?:[.,]\d+)?")
 
 
 @dataclass(frozen=True)
@@ -90,6 +114,10 @@ class CampaignSpec:
     overrides: dict[str, Any]
     merged: dict[str, Any]
     note: str = ""
+    #: the key of the campaign that replicates this one on held-out seeds
+    replicate: str | None = None
+    #: the overlay applied to it (a stand-in), or None
+    overlay: str | None = None
 
     @property
     def name(self) -> str:
@@ -104,24 +132,38 @@ class CampaignSpec:
     def algorithms(self) -> list[str]:
         return [str(a) for a in self.merged.get("algorithms") or []]
 
-    def command(self, root: Path | None = None) -> str:
-        """The Snakemake command that runs this campaign (paths relative to ``root``)."""
+    def config_text(self, root: Path | None = None) -> str:
+        """The campaign's config: its files (relative to ``root``) and overrides, in words."""
         files = []
         for path in self.configs:
             try:
                 files.append(str(path.resolve().relative_to((root or Path.cwd()).resolve())))
             except ValueError:
                 files.append(str(path))
-        # --replace-workflow-config: the study's files replace config/config.yaml, not merge
-        parts = ["snakemake", "--cores", "N", "--configfile", *files, "--replace-workflow-config"]
+        text = " + ".join(files)
         if self.overrides:
-            parts.append("--config")
-            parts += [
-                f"{k}={yaml.safe_dump(v, default_flow_style=True, width=10**6).strip()}"
-                .removesuffix("\n...")
-                for k, v in self.overrides.items()
-            ]
-        return shlex.join(parts)
+            text += " with " + ", ".join(
+                f"{k}: {yaml.safe_dump(v, default_flow_style=True, width=10**6).strip()}"
+                .removesuffix("\n...") for k, v in self.overrides.items())
+        return text
+
+    def command(self, root: Path | None = None) -> str:
+        """The command that builds this campaign: the workflow's driver rule
+        (``reproduction_campaign``) runs Snakemake on :meth:`config_text`'s files and overrides
+        (written to a config file: ``--config`` reads list items as text)."""
+        del root  # the command names the results file, relative to the working directory
+        return shlex.join(["snakemake", "--cores", "N", f"results/{self.name}/campaign.nc"])
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """A config laid over some campaigns when the papers' setting cannot be had (the offline
+    Temperature day): their results folder is ``<campaign>_<name>``, the report says so."""
+
+    name: str
+    config: Path
+    campaigns: tuple[str, ...]
+    note: str
 
 
 @dataclass(frozen=True)
@@ -151,6 +193,51 @@ class SensitivitySpec:
 
 
 @dataclass(frozen=True)
+class Term:
+    """One side of an order: an algorithm of a campaign (the prediction's, unless named)."""
+
+    algorithm: str
+    campaign: str
+
+    def label(self, default: str) -> str:
+        return self.algorithm if self.campaign == default else f"{self.algorithm}@{self.campaign}"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A measured quantity with the sign or order an explanation predicts, per benchmark.
+
+    ``kind`` ``order``: ``quantity(lower) < quantity(higher)`` beyond the s.e. (the report's
+    tie rule: the intervals mean ± 1 s.e. do not overlap). ``towards_paper``: switching the
+    table's column ``lower`` (its algorithm) to the variant ``higher`` moves the quantity towards
+    the paper's cell of ``lower`` by more than the two s.e. together. Evaluated on each of
+    ``benchmarks`` in ``campaign`` and in its held-out replicate.
+    """
+
+    kind: str
+    quantity: str
+    lower: Term
+    higher: Term
+    benchmarks: tuple[str, ...]
+    campaign: str
+    #: the spec's text of the prediction (the report prints it)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A disagreeing pair an entry explains and tvbo's order it predicts: ``lower`` < ``higher``
+    in the table's regret on ``benchmark``."""
+
+    benchmark: str
+    lower: str
+    higher: str
+
+    def pair(self) -> frozenset[str]:
+        return frozenset((self.lower, self.higher))
+
+
+@dataclass(frozen=True)
 class Explanation:
     table: str
     benchmarks: tuple[str, ...]
@@ -158,9 +245,16 @@ class Explanation:
     cause: str
     evidence: tuple[Evidence, ...]
     focus: tuple[str, ...] = ()
+    #: the pairs it explains, each with the direction tvbo's runs must show (empty: context only)
+    explains: tuple[Direction, ...] = ()
+    predictions: tuple[Prediction, ...] = ()
+    #: ``benchmarks: all`` or ``algorithms: all``: adds context, never explains a pair
+    broad: bool = False
+    #: its place in the spec (``explanations[i]``), named by every line about it
+    where: str = ""
 
     def covers(self, table: str, benchmark: str, a: str, b: str) -> bool:
-        """Whether this entry explains the ordering of ``a`` and ``b`` on ``benchmark``.
+        """Whether the entry's names include the pair (context: it explains only ``explains``).
 
         Both must be among ``algorithms``; with ``focus`` (a subset of them), one of the two must
         be a focus algorithm (e.g. ABO against every other: ``focus: [abo]``).
@@ -173,6 +267,14 @@ class Explanation:
             and (not self.focus or a in self.focus or b in self.focus)
         )
 
+    def direction(self, benchmark: str, a: str, b: str) -> Direction | None:
+        """The entry's direction for the pair (a, b) on ``benchmark`` (None: not explained)."""
+        if self.broad:
+            return None
+        pair = frozenset((a, b))
+        return next((d for d in self.explains if d.benchmark == benchmark and d.pair() == pair),
+                    None)
+
 
 @dataclass(frozen=True)
 class FitCause:
@@ -184,6 +286,8 @@ class FitCause:
     source: str
     cause: str
     evidence: tuple[Evidence, ...]
+    #: the quoted words of ``source`` that state the setting (required with paper_setting)
+    quote: str = ""
 
 
 @dataclass(frozen=True)
@@ -213,6 +317,11 @@ class Spec:
     explanations: tuple[Explanation, ...]
     claims: tuple[Claim, ...]
     fit_causes: tuple[FitCause, ...] = ()
+    overlay: Overlay | None = None
+
+    def replicate(self, campaign: str) -> str | None:
+        """The held-out replicate's campaign key of ``campaign`` (None: it has none)."""
+        return self.campaigns[campaign].replicate
 
 
 # -- validation helpers ---------------------------------------------------------------------------
@@ -267,10 +376,27 @@ def _text(where: str, value: Any) -> str:
 
 
 # -- sections -------------------------------------------------------------------------------------
-def _campaign(key: str, entry: Any, base: Path) -> CampaignSpec:
+def _overlay(entry: Any, base: Path) -> Overlay | None:
+    if entry is None:
+        return None
+    where = "overlay"
+    entry = _mapping(where, entry)
+    _keys(where, entry, ("name", "config", "campaigns", "note"), ())
+    path = base / str(entry["config"])
+    if not path.is_file():
+        raise _fail(f"{where}.config", f"no such config file {str(path)!r}")
+    name = _text(f"{where}.name", entry["name"])
+    campaigns = entry["campaigns"]
+    if not isinstance(campaigns, list) or not campaigns:
+        raise _fail(f"{where}.campaigns", f"expected a non-empty list of campaign keys, got "
+                    f"{campaigns!r}")
+    return Overlay(name, path, tuple(map(str, campaigns)), _text(f"{where}.note", entry["note"]))
+
+
+def _campaign(key: str, entry: Any, base: Path, overlay: Overlay | None = None) -> CampaignSpec:
     where = f"campaigns.{key}"
     entry = _mapping(where, entry)
-    _keys(where, entry, ("config",), ("overrides", "note"))
+    _keys(where, entry, ("config",), ("overrides", "note", "replicate"))
     files = entry["config"] if isinstance(entry["config"], list) else [entry["config"]]
     merged: dict[str, Any] = {}
     paths = []
@@ -281,10 +407,21 @@ def _campaign(key: str, entry: Any, base: Path) -> CampaignSpec:
         merged.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
         paths.append(path)
     overrides = _mapping(f"{where}.overrides", entry.get("overrides") or {})
+    laid = overlay is not None and key in overlay.campaigns
+    if laid:
+        # as the overlay's own header says: after the campaign's files, under another name
+        merged.update(yaml.safe_load(overlay.config.read_text(encoding="utf-8")) or {})
+        paths.append(overlay.config)
     merged.update(overrides)
     if "campaign" not in merged:
         raise _fail(where, "the merged config names no 'campaign'")
-    return CampaignSpec(key, tuple(paths), overrides, merged, str(entry.get("note") or ""))
+    if laid:
+        overrides = {**overrides, "campaign": f"{merged['campaign']}_{overlay.name}"}
+        merged["campaign"] = overrides["campaign"]
+    replicate = entry.get("replicate")
+    return CampaignSpec(key, tuple(paths), overrides, merged, str(entry.get("note") or ""),
+                        None if replicate is None else str(replicate),
+                        overlay.name if laid else None)
 
 
 def _paper_names(paper: str, aliases: Mapping[str, str]) -> tuple[list[str], list[str]]:
@@ -383,10 +520,23 @@ def load_spec(path: str | Path) -> Spec:
     if unknown:
         raise _fail("top level", f"unknown section(s) {unknown}; valid sections: {list(SECTIONS)}")
     base = path.parent
+    overlay = _overlay(raw.get("overlay"), base)
     campaigns = {
-        str(k): _campaign(str(k), v, base)
+        str(k): _campaign(str(k), v, base, overlay)
         for k, v in _mapping("campaigns", raw.get("campaigns") or {}).items()
     }
+    if overlay is not None:
+        for key in overlay.campaigns:
+            _choice("overlay.campaigns", key, list(campaigns), "campaign")
+    for key, campaign in campaigns.items():
+        if campaign.replicate is not None:
+            other = campaigns.get(campaign.replicate)
+            _choice(f"campaigns.{key}.replicate", campaign.replicate, list(campaigns),
+                    "campaign")
+            if other is None or other.benchmarks != campaign.benchmarks or sorted(
+                other.algorithms) != sorted(campaign.algorithms):
+                raise _fail(f"campaigns.{key}.replicate", f"{campaign.replicate!r} must run the "
+                            "same benchmarks and algorithms (other seeds)")
     keys = list(campaigns)
     tables = []
     for i, entry in enumerate(raw.get("tables") or []):
@@ -428,33 +578,11 @@ def load_spec(path: str | Path) -> Spec:
         sensitivity.append(
             SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper))
         )
-    explanations = []
     by_table = {t.paper: t for t in tables}
-    for i, entry in enumerate(raw.get("explanations") or []):
-        where = f"explanations[{i}]"
-        entry = _mapping(where, entry)
-        _keys(where, entry, ("table", "benchmarks", "algorithms", "cause"),
-              ("evidence", "focus"))
-        table = _choice(f"{where}.table", entry["table"], table_keys, "table")
-        benchmarks, algorithms = _paper_names(table, by_table[table].aliases)
-        if entry["benchmarks"] == "all":
-            entry["benchmarks"] = benchmarks
-        if entry["algorithms"] == "all":
-            entry["algorithms"] = algorithms
-        chosen = _names(f"{where}.algorithms", entry["algorithms"], algorithms, "algorithm")
-        focus = entry.get("focus")
-        explanations.append(
-            Explanation(
-                table=table,
-                benchmarks=_names(f"{where}.benchmarks", entry["benchmarks"], benchmarks,
-                                  "benchmark"),
-                algorithms=chosen,
-                cause=_text(f"{where}.cause", entry["cause"]),
-                evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
-                focus=() if focus is None else _names(f"{where}.focus", focus, chosen,
-                                                      "algorithm"),
-            )
-        )
+    explanations = [
+        _explanation(f"explanations[{i}]", entry, by_table, campaigns)
+        for i, entry in enumerate(raw.get("explanations") or [])
+    ]
     fit_causes = tuple(
         _fit_cause(f"fit_causes[{i}]", entry, by_table, campaigns)
         for i, entry in enumerate(raw.get("fit_causes") or [])
@@ -463,7 +591,146 @@ def load_spec(path: str | Path) -> Spec:
         _claim(f"claims[{i}]", entry, campaigns) for i, entry in enumerate(raw.get("claims") or [])
     )
     return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims,
-                fit_causes)
+                fit_causes, overlay)
+
+
+def _no_numerals(where: str, text: str) -> str:
+    """A cause's text must carry no typed number: every number comes from the evidence."""
+    found = NUMERAL.findall(text)
+    if found:
+        raise _fail(where, f"a cause contains no numerals (numbers come from the evidence), "
+                    f"found {', '.join(dict.fromkeys(found))}")
+    return text
+
+
+def _term(where: str, text: str, campaign: str, campaigns: Mapping[str, CampaignSpec]) -> Term:
+    name, _, other = text.strip().partition("@")
+    if other:
+        campaign = _choice(where, other.strip(), list(campaigns), "campaign")
+    return Term(_choice(where, name.strip(), campaigns[campaign].algorithms, "algorithm"),
+                campaign)
+
+
+def _split(where: str, text: Any, signs: Sequence[str]) -> tuple[str, str, str]:
+    """``A < B`` (or ``A > B``, ``A -> B``) into (A, sign, B)."""
+    if isinstance(text, str):
+        for sign in signs:
+            a, found, b = text.partition(f" {sign} ")
+            if found and a.strip() and b.strip():
+                return a.strip(), sign, b.strip()
+    raise _fail(where, f"expected 'A {signs[0]} B', got {text!r}")
+
+
+def _prediction(
+    where: str, entry: Any, default_benchmarks: Sequence[str], table_campaign: str,
+    table_algorithms: Sequence[str], campaigns: Mapping[str, CampaignSpec],
+) -> Prediction:
+    entry = _mapping(where, entry)
+    kinds = [k for k in ("order", "towards_paper") if k in entry]
+    if len(kinds) != 1:
+        raise _fail(where, f"exactly one of 'order' (A < B) or 'towards_paper' (COLUMN -> "
+                    f"VARIANT), got {kinds or 'neither'}")
+    kind = kinds[0]
+    _keys(where, entry, ("quantity", kind), ("benchmarks", "campaign"))
+    quantity = _choice(f"{where}.quantity", entry["quantity"], QUANTITY_NAMES, "quantity")
+    campaign = _choice(f"{where}.campaign", entry.get("campaign", table_campaign),
+                       list(campaigns), "campaign")
+    if kind == "order":
+        a, sign, b = _split(f"{where}.order", entry["order"], ("<", ">"))
+        lower, higher = (a, b) if sign == "<" else (b, a)
+    else:
+        if quantity != "average_regret":
+            raise _fail(f"{where}.quantity", f"towards_paper compares with the paper's cell: "
+                        f"quantity average_regret, got {quantity!r}")
+        lower, _, higher = _split(f"{where}.towards_paper", entry["towards_paper"], ("->",))
+        _choice(f"{where}.towards_paper", lower, table_algorithms, "algorithm of the table")
+    terms = [_term(f"{where}.{kind}", t, campaign, campaigns) for t in (lower, higher)]
+    if "benchmarks" in entry:
+        benchmarks = entry["benchmarks"]
+        for term in terms:
+            _names(f"{where}.benchmarks", benchmarks, campaigns[term.campaign].benchmarks,
+                   "benchmark")
+    else:  # the entry's benchmarks that its campaigns run
+        benchmarks = [b for b in default_benchmarks
+                      if all(b in campaigns[t.campaign].benchmarks for t in terms)]
+        if not benchmarks:
+            raise _fail(f"{where}.benchmarks", f"no benchmark of the entry "
+                        f"{list(default_benchmarks)} is run by {terms[0].campaign!r}")
+    text = f"{quantity}: {entry[kind]}"
+    return Prediction(kind, quantity, terms[0], terms[1], tuple(map(str, benchmarks)), campaign,
+                      text)
+
+
+def _direction(
+    where: str, text: Any, benchmarks: Sequence[str], algorithms: Sequence[str],
+    entry_benchmarks: Sequence[str], entry_algorithms: Sequence[str], focus: Sequence[str],
+) -> list[Direction]:
+    """``[BENCHMARK:] A < B`` (every benchmark of the entry without a prefix)."""
+    head, colon, rest = str(text).partition(":") if isinstance(text, str) else ("", "", text)
+    names = [head.strip()] if colon else list(entry_benchmarks)
+    a, sign, b = _split(where, rest if colon else text, ("<", ">"))
+    lower, higher = (a, b) if sign == "<" else (b, a)
+    for name in names:
+        _choice(where, name, benchmarks, "benchmark")
+        if name not in entry_benchmarks:
+            raise _fail(where, f"a direction on a pair the entry does not cover: benchmark "
+                        f"{name!r} is not among its benchmarks {list(entry_benchmarks)}")
+    for name in (lower, higher):
+        _choice(where, name, algorithms, "algorithm")
+        if name not in entry_algorithms:
+            raise _fail(where, f"a direction on a pair the entry does not cover: algorithm "
+                        f"{name!r} is not among its algorithms {list(entry_algorithms)}")
+    if focus and lower not in focus and higher not in focus:
+        raise _fail(where, f"a direction on a pair the entry does not cover: neither {lower!r} "
+                    f"nor {higher!r} is a focus algorithm {list(focus)}")
+    return [Direction(name, lower, higher) for name in names]
+
+
+def _explanation(
+    where: str, entry: Any, tables: Mapping[str, TableSpec],
+    campaigns: Mapping[str, CampaignSpec],
+) -> Explanation:
+    entry = _mapping(where, entry)
+    _keys(where, entry, ("table", "benchmarks", "algorithms", "cause"),
+          ("evidence", "focus", "explains", "predictions"))
+    table = _choice(f"{where}.table", entry["table"], list(tables), "table")
+    benchmarks, algorithms = _paper_names(table, tables[table].aliases)
+    broad = entry["benchmarks"] == "all" or entry["algorithms"] == "all"
+    chosen_b = benchmarks if entry["benchmarks"] == "all" else _names(
+        f"{where}.benchmarks", entry["benchmarks"], benchmarks, "benchmark")
+    chosen = algorithms if entry["algorithms"] == "all" else _names(
+        f"{where}.algorithms", entry["algorithms"], algorithms, "algorithm")
+    focus = () if entry.get("focus") is None else _names(f"{where}.focus", entry["focus"],
+                                                         chosen, "algorithm")
+    explains: list[Direction] = []
+    raw_explains = entry.get("explains") or []
+    if not isinstance(raw_explains, list):
+        raise _fail(f"{where}.explains", f"expected a list of 'A < B', got {raw_explains!r}")
+    if broad and raw_explains:
+        raise _fail(f"{where}.explains", "an entry with 'all' benchmarks or algorithms adds "
+                    "context only and explains no pair: name the pairs in an entry that lists "
+                    "its benchmarks and algorithms")
+    for i, text in enumerate(raw_explains):
+        explains += _direction(f"{where}.explains[{i}]", text, benchmarks, algorithms,
+                               chosen_b, chosen, focus)
+    raw_predictions = entry.get("predictions") or []
+    if not isinstance(raw_predictions, list):
+        raise _fail(f"{where}.predictions", f"expected a list, got {raw_predictions!r}")
+    if explains and not raw_predictions:
+        raise _fail(f"{where}.predictions", "an entry that explains pairs names at least one "
+                    "measured quantity with the order it predicts")
+    campaign = tables[table].campaign
+    predictions = tuple(
+        _prediction(f"{where}.predictions[{i}]", p, chosen_b, campaign, algorithms, campaigns)
+        for i, p in enumerate(raw_predictions)
+    )
+    return Explanation(
+        table=table, benchmarks=tuple(chosen_b), algorithms=tuple(chosen),
+        cause=_no_numerals(f"{where}.cause", _text(f"{where}.cause", entry["cause"])),
+        evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+        focus=focus, explains=tuple(explains), predictions=predictions, broad=broad,
+        where=where,
+    )
 
 
 def _fit_cause(
@@ -472,17 +739,22 @@ def _fit_cause(
 ) -> FitCause:
     entry = _mapping(where, entry)
     _keys(where, entry, ("table", "algorithms", "paper_setting", "source", "cause"),
-          ("evidence",))
+          ("evidence", "quote"))
     table = _choice(f"{where}.table", entry["table"], list(tables), "table")
     valid = campaigns[tables[table].campaign].algorithms
     if not isinstance(entry["paper_setting"], bool):
         raise _fail(f"{where}.paper_setting", f"expected true or false, got "
                     f"{entry['paper_setting']!r}")
+    quote = " ".join(str(entry.get("quote") or "").split())
+    if entry["paper_setting"] and not quote:
+        raise _fail(f"{where}.quote", "paper_setting: true needs the quoted words of its source "
+                    "(a paper section or a code file) that state the setting")
     return FitCause(
         table=table,
         algorithms=_names(f"{where}.algorithms", entry["algorithms"], valid, "algorithm"),
         paper_setting=entry["paper_setting"],
         source=_text(f"{where}.source", entry["source"]),
-        cause=_text(f"{where}.cause", entry["cause"]),
+        cause=_no_numerals(f"{where}.cause", _text(f"{where}.cause", entry["cause"])),
         evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+        quote=quote,
     )

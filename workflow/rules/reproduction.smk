@@ -1,9 +1,53 @@
 # The reproduction report (tvbo reproduce): every published table and seed-paper claim of the
-# spec (config/reproduction.yaml) against the campaigns under results/, written to
-# docs/reproduction.md (committed in the repository) and shown in the report. Not part of `all`:
-# run `snakemake reproduction --configfile <study>` after (or to run) a study's campaign. The
-# committed file may be newer than campaigns run before it was checked out: add
-# `--forcerun reproduction` to regenerate it regardless.
+# spec (config/reproduction.yaml) against its campaigns, written to docs/reproduction.md
+# (committed in the repository). Not part of `all`: `snakemake --cores N reproduction` builds
+# every campaign of the spec that is missing (each by a Snakemake run of its own config,
+# `reproduction_campaign`: the campaigns are separate studies, each with its own config, so a
+# driver rule is the one way to build them from one target), then the report. The report's
+# header prints the committed record beside the spec (config/reproduction_provenance.yaml) (command, commit, wall
+# time, machine), so the same run files give the same bytes; this run's own record is written
+# to results/reproduction_provenance.yaml (copy it beside the spec to record a new full
+# regeneration).
+
+
+wildcard_constraints:
+    other=_alternatives(list(reproduction_others()) or ["^$"]),
+
+
+rule reproduction_campaign_config:
+    output:
+        "results/{other}/reproduction_overrides.yaml",
+    params:
+        overrides=reproduction_overrides,
+    log:
+        "results/logs/reproduction_campaign_config_{other}.log",
+    run:
+        import yaml
+
+        Path(output[0]).write_text(yaml.safe_dump(dict(params.overrides), sort_keys=True))
+
+
+rule reproduction_campaign:
+    input:
+        overrides="results/{other}/reproduction_overrides.yaml",
+    output:
+        "results/{other}/campaign.nc",
+    params:
+        configs=reproduction_campaign_configs,
+        snakefile=workflow.main_snakefile,
+        python=sys.executable,
+    log:
+        "results/logs/reproduction_campaign_{other}.log",
+    # two, as merge_runs: a job asking more CPUs than a node has never starts on a cluster
+    threads: 2
+    resources:
+        runtime=600,
+    conda:
+        "../envs/tvbo.yaml"
+    shell:
+        "{params.python:q} -m snakemake --cores {threads} --nolock -s {params.snakefile:q} "
+        "--configfile {params.configs:q} {input.overrides:q} --replace-workflow-config "
+        "-- {output:q} > {log:q} 2>&1"
 
 
 rule reproduction:
@@ -12,12 +56,17 @@ rule reproduction:
         others=reproduction_campaigns(),
         spec=REPRODUCTION_SPEC,
     output:
-        report(
+        md=report(
             "docs/reproduction.md",
             caption="../report/reproduction.rst",
             category="Reproduction",
             labels={"content": "reproduction report (markdown)"},
         ),
+        provenance="results/reproduction_provenance.yaml",
+    params:
+        recorded=REPRODUCTION_PROVENANCE,
+        started=REPRODUCTION_STARTED,
+        repo=lambda wildcards, input: str(Path(input.spec).resolve().parent.parent),
     log:
         "results/logs/reproduction.log",
     conda:
@@ -27,4 +76,10 @@ rule reproduction:
         runtime=10,
         mem_mb=4000,
     shell:
-        "tvbo reproduce --spec {input.spec:q} --results results --out {output:q} > {log:q} 2>&1"
+        "tvbo reproduce --spec {input.spec:q} --results results --out {output.md:q} "
+        "$( [ -f {params.recorded:q} ] && echo --provenance {params.recorded:q} ) > {log:q} 2>&1 "
+        "&& printf 'command: snakemake --cores N reproduction\\ncommit: %s\\nwall_time_s: %s\\n"
+        "machine: %s\\n' "
+        "\"$(git -C {params.repo:q} rev-parse --short HEAD 2>/dev/null || echo unknown)\" "
+        "\"$(( $(date +%s) - {params.started} ))\" \"$(nproc) cores, $(uname -m)\" "
+        "> {output.provenance:q}"

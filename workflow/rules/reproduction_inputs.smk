@@ -1,28 +1,61 @@
-# Inputs of the reproduction report (reproduction.smk): the spec and every campaign file it names
-# that exists now. Functions live apart from the rules (Snakemake's linter flags functions mixed
-# with rules), as in common.smk.
+# Inputs of the reproduction report (reproduction.smk): the spec, every campaign it names and the
+# command that builds each one. Functions live apart from the rules (Snakemake's linter flags
+# functions mixed with rules), as in common.smk.
 
 
-#: the reproduction spec beside the workflow (not a workflow config: tvbo/analysis/reproduction_spec.py)
-#: (source_path: relative to this file, so a snakedeploy-ed module finds it in the workflow's source)
-REPRODUCTION_SPEC = str(workflow.source_path("../../config/reproduction.yaml"))
+import time
 
 
-def reproduction_campaigns():
-    """The campaign files the report reads besides this campaign's: those that exist now.
+#: the reproduction spec (not a workflow config: tvbo/analysis/reproduction_spec.py), relative to
+#: the repository's root (config key reproduction_spec); source_path: found in the workflow's own
+#: source, so a snakedeploy-ed module finds it too (workflow.basedir is the deploying folder's)
+REPRODUCTION_SPEC = (
+    config["reproduction_spec"]
+    if Path(config["reproduction_spec"]).is_absolute()
+    else str(workflow.source_path(f"../../{config['reproduction_spec']}"))
+)
+#: the committed record of the last full regeneration (command, commit, wall time, machine) beside
+#: the spec (<spec>_provenance.yaml), printed in the report's header as given so that the report's
+#: bytes do not depend on this run
+REPRODUCTION_PROVENANCE = str(
+    Path(REPRODUCTION_SPEC).with_name(f"{Path(REPRODUCTION_SPEC).stem}_provenance.yaml")
+)
+#: when this Snakemake invocation parsed the workflow: the wall time it measures starts here
+REPRODUCTION_STARTED = int(time.time())
 
-    A campaign of the spec that has not been run is not an input (the report lists it as 'not yet
-    run' with its command); this campaign's file is always an input, so `snakemake reproduction`
-    runs the configured campaign first.
-    """
+
+def _reproduction_spec():
     from tvbo.analysis.reproduction_spec import load_spec
 
     try:
-        spec = load_spec(REPRODUCTION_SPEC)
+        return load_spec(REPRODUCTION_SPEC)
     except ValueError as err:
         # a bad spec must not stop the other targets: the report's rule reports it when it runs
         print(f"warning: {err}; the reproduction target will fail", file=sys.stderr)
-        return []
-    names = sorted({c.name for c in spec.campaigns.values()} - {CAMPAIGN})
-    paths = [f"results/{name}/campaign.nc" for name in names]
-    return [p for p in paths if Path(p).is_file()]
+        return None
+
+
+def reproduction_others():
+    """The spec's campaigns other than this workflow's own (key -> campaign spec)."""
+    spec = _reproduction_spec()
+    if spec is None:
+        return {}
+    return {c.name: c for c in spec.campaigns.values() if c.name != CAMPAIGN}
+
+
+def reproduction_campaigns():
+    """Every campaign file the report reads besides this campaign's: each is built by
+    `reproduction_campaign` (a Snakemake run of its own config) when it is missing."""
+    return [f"results/{name}/campaign.nc" for name in sorted(reproduction_others())]
+
+
+def reproduction_campaign_configs(wildcards):
+    """The config files of one spec campaign (absolute), its overrides file last."""
+    campaign = reproduction_others()[wildcards.other]
+    return [str(p.resolve()) for p in campaign.configs]
+
+
+def reproduction_overrides(wildcards):
+    """The spec campaign's overrides (its name included), written to a config file: Snakemake's
+    --config reads list items as text, which the config schema rejects."""
+    return dict(reproduction_others()[wildcards.other].overrides)
