@@ -25,7 +25,8 @@ except ImportError as err:
 # `--config confirm_large=true` reaches Snakemake's config as the STRING 'true': read every
 # command-line value again as YAML, as `tvbo check-config --config` does (issue 24 item 4)
 apply_command_line_overrides(
-    config, getattr(getattr(workflow, "config_settings", None), "overwrite_config", None) or {})
+    config, getattr(getattr(workflow, "config_settings", None), "overwrite_config", None) or {}
+)
 
 # workflow.source_path: relative to THIS file, so the schema is found when the workflow is used as
 # a module of a snakedeploy-ed folder too (workflow.basedir is then the deploying folder's).

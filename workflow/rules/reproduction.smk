@@ -17,10 +17,10 @@ wildcard_constraints:
 rule reproduction_campaign_config:
     output:
         "results/{other}/reproduction_overrides.yaml",
-    params:
-        overrides=reproduction_overrides,
     log:
         "results/logs/reproduction_campaign_config_{other}.log",
+    params:
+        overrides=reproduction_overrides,
     run:
         import yaml
 
@@ -32,18 +32,18 @@ rule reproduction_campaign:
         overrides="results/{other}/reproduction_overrides.yaml",
     output:
         "results/{other}/campaign.nc",
-    params:
-        configs=reproduction_campaign_configs,
-        snakefile=workflow.main_snakefile,
-        python=sys.executable,
     log:
         "results/logs/reproduction_campaign_{other}.log",
+    conda:
+        "../envs/tvbo.yaml"
     # two, as merge_runs: a job asking more CPUs than a node has never starts on a cluster
     threads: 2
     resources:
         runtime=600,
-    conda:
-        "../envs/tvbo.yaml"
+    params:
+        configs=reproduction_campaign_configs,
+        snakefile=workflow.main_snakefile,
+        python=sys.executable,
     shell:
         "{params.python:q} -m snakemake --cores {threads} --nolock -s {params.snakefile:q} "
         "--configfile {params.configs:q} {input.overrides:q} --replace-workflow-config "
@@ -63,10 +63,6 @@ rule reproduction:
             labels={"content": "reproduction report (markdown)"},
         ),
         provenance="results/reproduction_provenance.yaml",
-    params:
-        recorded=REPRODUCTION_PROVENANCE,
-        started=REPRODUCTION_STARTED,
-        repo=lambda wildcards, input: str(Path(input.spec).resolve().parent.parent),
     log:
         "results/logs/reproduction.log",
     conda:
@@ -75,11 +71,15 @@ rule reproduction:
     resources:
         runtime=10,
         mem_mb=4000,
+    params:
+        recorded=REPRODUCTION_PROVENANCE,
+        started=REPRODUCTION_STARTED,
+        repo=lambda wildcards, input: str(Path(input.spec).resolve().parent.parent),
     shell:
         "tvbo reproduce --spec {input.spec:q} --results results --out {output.md:q} "
         "$( [ -f {params.recorded:q} ] && echo --provenance {params.recorded:q} ) > {log:q} 2>&1 "
         "&& printf 'command: snakemake --cores N reproduction\\ncommit: %s\\nwall_time_s: %s\\n"
         "machine: %s\\n' "
-        "\"$(git -C {params.repo:q} rev-parse --short HEAD 2>/dev/null || echo unknown)\" "
-        "\"$(( $(date +%s) - {params.started} ))\" \"$(nproc) cores, $(uname -m)\" "
+        '"$(git -C {params.repo:q} rev-parse --short HEAD 2>/dev/null || echo unknown)" '
+        '"$(( $(date +%s) - {params.started} ))" "$(nproc) cores, $(uname -m)" '
         "> {output.provenance:q}"

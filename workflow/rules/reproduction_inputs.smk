@@ -5,7 +5,6 @@
 
 import time
 
-
 #: the reproduction spec (not a workflow config: tvbo/analysis/reproduction_spec.py), relative to
 #: the repository's root (config key reproduction_spec); source_path: found in the workflow's own
 #: source, so a snakedeploy-ed module finds it too (workflow.basedir is the deploying folder's)
