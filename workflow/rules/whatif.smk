@@ -9,21 +9,21 @@ rule whatif_figures:
         campaign=rules.merge_runs.output.campaign,
     output:
         regret=report(
-            "results/{campaign}/whatif/regret_vs_speed.png",
+            f"results/{{campaign}}/whatif/regret_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_regret.rst",
             category=CAMPAIGN,
             subcategory="What-if",
             labels={"figure": "regret vs speed"},
         ),
         nstar=report(
-            "results/{campaign}/whatif/nstar_and_dataset_size_vs_speed.png",
+            f"results/{{campaign}}/whatif/nstar_and_dataset_size_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_nstar.rst",
             category=CAMPAIGN,
             subcategory="What-if",
             labels={"figure": "n* and dataset size vs speed"},
         ),
         evaluations=report(
-            "results/{campaign}/whatif/evaluations_vs_speed.png",
+            f"results/{{campaign}}/whatif/evaluations_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_evaluations.rst",
             category=CAMPAIGN,
             subcategory="What-if",
@@ -38,6 +38,8 @@ rule whatif_figures:
         ),
     log:
         "results/{campaign}/logs/whatif_figures.log",
+    params:
+        figure_args=FIGURE_ARGS,
     threads: 1
     resources:
         runtime=10,
@@ -46,4 +48,4 @@ rule whatif_figures:
         "../envs/tvbo.yaml"
     shell:
         "MPLBACKEND=Agg tvbo whatif {input.campaign:q} "
-        '--outdir "$(dirname {output.summary:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.summary:q})" {params.figure_args} > {log:q} 2>&1'
