@@ -285,8 +285,11 @@ def _time_figure(
 ) -> Figure:
     """Panels per benchmark; ``log_y=None`` decides each axis's scale from its data.
 
-    The rows of one benchmark show the same quantity (regret and its running average), so
-    they share their y axis; benchmarks have their own scales and keep their own axes.
+    Every axis has its own y range: benchmarks differ by decades, and a benchmark's running
+    average (the tables' metric) spans a fraction of its instantaneous regret's range, so a
+    shared axis would flatten exactly the differences the row is there to show. Curves that
+    are compared (the algorithms) share an axis by being in one panel; a linear axis of these
+    non-negative quantities starts at 0 (:func:`_zero_based`).
     """
     _check_campaign(campaign, (variable,))
     benchmarks = list(campaign["benchmark"].values)
@@ -296,9 +299,7 @@ def _time_figure(
     fig, axes = _panels(len(benchmarks), len(ylabels), sharex=share)
     seeds: list[int] = []
     for panel, benchmark in zip(axes, benchmarks, strict=True):
-        for ax in panel[1:]:
-            ax.sharey(panel[0])
-        panel_means: list[np.ndarray] = []
+        means: list[list[np.ndarray]] = []
         for row, ax in enumerate(panel):
             curves = _time_curves(campaign, variable, benchmark, running=row == 1)
             # many overlapping bands turn into a grey wash: fainter bands for many curves
@@ -307,16 +308,15 @@ def _time_figure(
                 _plot_band(ax, time, matrix, style.kwargs(algorithm, speed), alpha, aggregate)
                 for algorithm, speed, matrix, time in curves
             ]
-            panel_means += [mean for mean, _ in drawn]
+            means.append([mean for mean, _ in drawn])
             seeds += _seed_counts([n for _, n in drawn])
-        logged = False
-        if log_y is None:
-            logged = _apply_log_scale(panel[0], panel_means)
-        elif log_y:
-            panel[0].set_yscale("log", nonpositive="mask")
-            logged = True
-        for ax, ylabel in zip(panel, ylabels, strict=True):
-            ax.set_ylabel(ylabel + (" (log)" if logged and log_y is None else ""))
+        for ax, ylabel, row_means in zip(panel, ylabels, means, strict=True):
+            if log_y is None:
+                if _apply_log_scale(ax, row_means):
+                    ylabel += " (log)"
+            elif log_y:
+                ax.set_yscale("log", nonpositive="mask")
+            ax.set_ylabel(ylabel)
             _zero_based(ax)
         panel[0].set_title(benchmark_display_name(str(benchmark)))
         panel[-1].set_xlabel(TIME_LABEL)
@@ -538,6 +538,21 @@ def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
 ECDF_TARGET_QUANTILES: tuple[float, ...] = (0.5, 0.25, 0.1, 0.05, 0.01)
 
 
+def _after_warmup(campaign: xr.Dataset) -> xr.DataArray:
+    """``regret_held`` with every time up to the end of the run's warm-up masked (NaN).
+
+    The warm-up queries are uniform random draws, the same for every algorithm of a seed: a
+    target they happen to hit says nothing about the algorithm, so the profile starts after
+    them (the last warm-up sample, ``t_sample`` of the last ``is_warmup`` iteration).
+    """
+    held = campaign["regret_held"]
+    if "is_warmup" not in campaign or "t_sample" not in campaign:
+        return held
+    warm = campaign["t_sample"].where(campaign["is_warmup"] == 1)
+    end = warm.max("iteration", skipna=True).fillna(-np.inf)
+    return held.where(campaign["time"] > end)
+
+
 def regret_targets(campaign: xr.Dataset, quantiles: tuple[float, ...] = ECDF_TARGET_QUANTILES
                    ) -> dict[str, np.ndarray]:
     """Benchmark -> its regret targets (:data:`ECDF_TARGET_QUANTILES` of its pooled regret).
@@ -549,9 +564,10 @@ def regret_targets(campaign: xr.Dataset, quantiles: tuple[float, ...] = ECDF_TAR
     points), which is what a performance profile compares.
     """
     _check_campaign(campaign, ("regret_held",))
+    held = _after_warmup(campaign)
     targets = {}
     for benchmark in campaign["benchmark"].values:
-        values = campaign["regret_held"].sel(benchmark=benchmark).values.astype(float).ravel()
+        values = held.sel(benchmark=benchmark).values.astype(float).ravel()
         values = values[np.isfinite(values)]
         if values.size:
             targets[str(benchmark)] = np.quantile(values, quantiles)
@@ -563,12 +579,14 @@ def regret_target_ecdf_table(
 ) -> pd.DataFrame:
     """Fraction of (benchmark, seed, target) problems solved by each time, per algorithm.
 
-    A problem is solved at the first time the regret of the configuration in force
-    (``regret_held``) is at or below the target (COCO's first hitting time; a time-varying
-    regret may rise again, the ECDF counts the first hit, as IOHanalyzer's fixed-target view
-    does). Columns: algorithm, speed, time, fraction, problems.
+    A problem is solved at the first time after the warm-up (:func:`_after_warmup`) the regret
+    of the configuration in force (``regret_held``) is at or below the target (COCO's first
+    hitting time; a time-varying regret may rise again, the ECDF counts the first hit, as
+    IOHanalyzer's fixed-target view does). Columns: algorithm, speed, time, fraction,
+    problems.
     """
     targets = regret_targets(campaign, quantiles)
+    held = _after_warmup(campaign)
     time = campaign["time"].values.astype(float)
     rows = []
     for algorithm in campaign["algorithm"].values:
@@ -576,7 +594,7 @@ def regret_target_ecdf_table(
             hits: list[float] = []
             for benchmark, levels in targets.items():
                 cell = {"benchmark": benchmark, "algorithm": algorithm, "speed": speed}
-                data = campaign["regret_held"].sel(cell)
+                data = held.sel(cell)
                 if PRESENT_VARIABLE in campaign:
                     present = campaign[PRESENT_VARIABLE].sel(cell).values == 1
                     data = data.isel(seed=np.flatnonzero(present))
@@ -608,7 +626,7 @@ def regret_target_ecdf(
     """
     table = regret_target_ecdf_table(campaign, quantiles)
     style = CampaignStyle(campaign)
-    fig = Figure(figsize=scaled(6.4, 4.0), layout="constrained")
+    fig = Figure(figsize=scaled(7.4, 4.4), layout="constrained")
     with sns.axes_style("whitegrid"):
         ax = fig.subplots()
     for (algorithm, speed), group in table.groupby(["algorithm", "speed"], sort=False):
@@ -620,16 +638,17 @@ def regret_target_ecdf(
     ax.set_ylabel("fraction of problems solved")
     problems = int(table["problems"].max()) if not table.empty else 0
     benchmarks = [benchmark_display_name(str(b)) for b in campaign["benchmark"].values]
-    ax.set_title(
-        f"{problems} problems per algorithm = {len(benchmarks)} benchmarks "
-        f"({', '.join(benchmarks)}) × seeds × {len(quantiles)} targets\n"
-        "target: regret ≤ q-quantile of the benchmark's pooled regret, q = "
+    fig.suptitle(
+        f"{problems} (benchmark, seed, target) problems per algorithm; benchmarks: "
+        f"{', '.join(benchmarks)}\nsolved = regret after the warm-up ≤ target; targets = "
+        "q-quantiles of the benchmark's pooled regret, q = "
         + ", ".join(f"{q:g}" for q in quantiles),
         fontsize="small",
     )
     handles = [Line2D([], [], **{**style.kwargs(a, s), "markevery": None, "marker": None})
                for a in style.algorithms for s in style.speeds]
-    fig.legend(handles=handles, loc="outside right upper", title="algorithm", frameon=False)
+    # centred: at the top the two-line suptitle would overlap the legend's title
+    fig.legend(handles=handles, loc="outside right center", title="algorithm", frameon=False)
     return fig
 
 
