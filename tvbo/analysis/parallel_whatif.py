@@ -36,7 +36,6 @@ from matplotlib.lines import Line2D
 
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.aggregate import (
-    CENTRE_NAMES,
     DEFAULT_AGGREGATE,
     band_label,
     check_aggregate,
@@ -164,8 +163,7 @@ def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGG
                 Line2D([], [], color="grey", linestyle="--", label="overlap")]
     fig.legend(handles=handles, loc="outside right upper", frameon=False)
     seeds = table["n"].to_numpy(dtype=int)
-    fig.suptitle(f"{METRICS[metric]}\n{CENTRE_NAMES[aggregate]} per k; "
-                 + band_label(aggregate, seeds), fontsize="medium")
+    fig.suptitle(f"{METRICS[metric]}\n" + band_label(aggregate, seeds), fontsize="medium")
     return fig
 
 
