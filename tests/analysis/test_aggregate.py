@@ -77,7 +77,7 @@ def test_median_iqr_changes_the_table_values_not_only_the_labels(tmp_path: Path)
     median_md = (median_dir / "average_regret.md").read_text()
     assert "8.92 ± 7.77" in mean_md and "1.20 [1.10, 1.30]" in median_md
     assert "8.92" not in median_md.split("Overall")[0]
-    assert "Every cell: median [IQR (Q1-Q3)]" in median_md
+    assert "Every cell: median [IQR (Q1-Q3)] over 5 seeds" in median_md
 
 
 def test_interval_marks_equal_the_se_marks_on_mean_se_intervals() -> None:

@@ -645,9 +645,10 @@ def _seed_text(table: pd.DataFrame) -> str:
 def _cell_text(table: pd.DataFrame) -> str:
     """What a cell shows, for the caption (the aggregate's centre and interval)."""
     aggregate = table_aggregate(table)
+    seeds = _seed_text(table)
     if aggregate == DEFAULT_AGGREGATE:
-        return "mean ± s.e. (s.e. = standard error = std(ddof=1)/√n)"
-    return (f"{CENTRE_NAMES[aggregate]} [{BAND_NAMES[aggregate]}]"
+        return f"mean ± s.e. {seeds} (s.e. = standard error = std(ddof=1)/√n)"
+    return (f"{CENTRE_NAMES[aggregate]} [{BAND_NAMES[aggregate]}] {seeds}"
             + (" (IQM = mean of the middle 50 % of seeds)" if aggregate == "iqm_bootstrap"
                else "")
             + "; bold / underline decided on these intervals; Overall rows: the papers' "
@@ -674,7 +675,7 @@ def table_caption(
     text = (
         defined[0][:1].upper() + defined[0][1:]
         + ("" if len(defined) == 1 else "; " + "; ".join(defined[1:]))
-        + f". Every cell: {_cell_text(table)} {_seed_text(table)}."
+        + f". Every cell: {_cell_text(table)}."
     )
     marked = [METRIC_NAMES.get(m, m) for m in metrics if is_marked(m)]
     if marked:
