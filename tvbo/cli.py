@@ -578,7 +578,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
     with created_dir(outdir):
-        for path in write_tables(campaign, outdir, formats=formats, ci=args.ci):
+        for path in write_tables(campaign, outdir, formats=formats, ci=args.ci,
+                                 aggregate=args.aggregate):
             print(path)
     return 0
 
@@ -602,20 +603,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.compare import write_comparison
 
-    with created_dir(outdir):
-        for path in write_comparison(campaign, outdir, paper=args.paper, aliases=aliases):
+    options = _figure_options(args)
+    with created_dir(outdir), options.context():
+        for path in write_comparison(campaign, outdir, paper=args.paper, aliases=aliases,
+                                     options=options):
             print(path)
     return 0
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
-    """Write the campaign figures (PNG)."""
+    """Write the campaign figures (PNG, PDF or SVG)."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
     from tvbo.analysis.figures import write_figures
 
     with created_dir(outdir):
-        for path in write_figures(campaign, outdir):
+        for path in write_figures(campaign, outdir, options=_figure_options(args),
+                                  aggregate=args.aggregate):
             print(path)
     return 0
 
@@ -646,7 +650,7 @@ def cmd_theory(args: argparse.Namespace) -> int:
     from tvbo.analysis.theory_figures import write_theory
 
     with created_dir(check_output_dir(args.outdir)) as outdir:
-        for path in write_theory(outdir, dpi=args.dpi):
+        for path in write_theory(outdir, options=_figure_options(args)):
             print(path)
     return 0
 
@@ -659,7 +663,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
     with created_dir(outdir):
         for path in write_whatif(campaign, outdir, nstar_summary=args.nstar_summary,
-                                 dpi=args.dpi):
+                                 options=_figure_options(args)):
             print(path)
     return 0
 
@@ -671,7 +675,8 @@ def cmd_parallel_whatif(args: argparse.Namespace) -> int:
     from tvbo.analysis.parallel_whatif import write_parallel_whatif
 
     with created_dir(outdir):
-        for path in write_parallel_whatif(campaign, outdir, dpi=args.dpi):
+        for path in write_parallel_whatif(campaign, outdir, options=_figure_options(args),
+                                          aggregate=args.aggregate):
             print(path)
     return 0
 
@@ -683,7 +688,8 @@ def cmd_paper_figures(args: argparse.Namespace) -> int:
     from tvbo.analysis.paper_figures import write_paper_figures
 
     with created_dir(outdir):
-        for path in write_paper_figures(campaign, outdir, args.paper, dpi=args.dpi):
+        for path in write_paper_figures(campaign, outdir, args.paper,
+                                        options=_figure_options(args)):
             print(path)
     return 0
 
@@ -786,6 +792,28 @@ def _unit_share(text: str) -> float:
     return value
 
 
+def _add_figure_options(p: argparse.ArgumentParser) -> None:
+    """--format, --dpi, --style: the same on every figure command (tvbo.analysis.figure_output)."""
+    from tvbo.analysis.figure_output import add_figure_arguments
+
+    add_figure_arguments(p)
+
+
+def _add_aggregate(p: argparse.ArgumentParser) -> None:
+    """--aggregate: how seeds are summarised (tvbo.analysis.aggregate)."""
+    p.add_argument("--aggregate", choices=("mean_se", "median_iqr", "iqm_bootstrap"),
+                   default="mean_se",
+                   help="centre and band over seeds: mean ± 1 s.e. (default, the papers'), "
+                   "median and interquartile range, or interquartile mean with a 95%% "
+                   "bootstrap interval")
+
+
+def _figure_options(args: argparse.Namespace):  # -> FigureOptions (imported lazily)
+    from tvbo.analysis.figure_output import from_args
+
+    return from_args(args)
+
+
 def cmd_fit_health(args: argparse.Namespace) -> int:
     """Write a campaign's fit-health table (CSV + Markdown), degenerate runs and l_T figure."""
     outdir = check_output_dir(args.outdir)
@@ -794,7 +822,7 @@ def cmd_fit_health(args: argparse.Namespace) -> int:
 
     with created_dir(outdir):
         for path in write_fit_health(campaign, outdir, min_streak=args.min_streak,
-                                     min_share=args.min_share, dpi=args.dpi):
+                                     min_share=args.min_share, options=_figure_options(args)):
             print(path)
     return 0
 
@@ -814,7 +842,7 @@ def _add_fit_health(sub: argparse._SubParsersAction) -> None:
                    help="a run is degenerate when its last >= FITS fits (default 5) ...")
     p.add_argument("--min-share", type=_unit_share, default=0.25, metavar="SHARE",
                    help="... and >= SHARE of its fits (default 0.25) are stuck")
-    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_figure_options(p)
     p.set_defaults(func=cmd_fit_health)
 
 
@@ -914,7 +942,7 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
         "with a CSV of every plotted number. Needs no campaign.",
     )
     p.add_argument("--outdir", required=True, metavar="DIR")
-    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_figure_options(p)
     p.set_defaults(func=cmd_theory)
 
     p = sub.add_parser(
@@ -931,7 +959,7 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
         default=NSTAR_SUMMARIES[0],
         help="how one run's per-iteration n* is summarised (default %(default)s)",
     )
-    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_figure_options(p)
     p.set_defaults(func=cmd_whatif)
 
     p = sub.add_parser(
@@ -943,7 +971,8 @@ def _add_theory_whatif(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
-    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_figure_options(p)
+    _add_aggregate(p)
     p.set_defaults(func=cmd_parallel_whatif)
 
 
@@ -958,7 +987,7 @@ def _add_paper_figures(sub: argparse._SubParsersAction) -> None:
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
     p.add_argument("--paper", required=True, choices=("sparq", "pegpucb", "boke"))
-    p.add_argument("--dpi", type=positive_int, default=150, help="PNG resolution (default 150)")
+    _add_figure_options(p)
     _add_labels(p)
     p.set_defaults(func=cmd_paper_figures)
 
@@ -1062,6 +1091,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="formats to write: csv md tex normalised (default: all)",
     )
     _add_labels(p)
+    _add_aggregate(p)
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser(
@@ -1089,12 +1119,20 @@ def build_parser() -> argparse.ArgumentParser:
         "CAMPAIGN_NAME, e.g. bolt-icml=bolt (repeatable)",
     )
     _add_labels(p)
+    _add_figure_options(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("figures", help="write the figures (PNG) of a campaign")
+    p = sub.add_parser(
+        "figures", help="write the figures (PNG, PDF or SVG) of a campaign",
+        description="Regret and dataset size over virtual time, compute per phase vs dataset "
+        "size, and the performance profile (fraction of (benchmark, seed, target) problems "
+        "solved vs virtual time).",
+    )
     p.add_argument("campaign", metavar="CAMPAIGN.nc")
     p.add_argument("--outdir", required=True, metavar="DIR")
     _add_labels(p)
+    _add_figure_options(p)
+    _add_aggregate(p)
     p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser(

@@ -12,6 +12,7 @@ from matplotlib.collections import PolyCollection
 
 import tvbo
 from tests.fake_runs import make_run
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.paper_figures import (
     PAPER_FILES,
     PAPERS,
@@ -136,7 +137,7 @@ def test_sparq_figure_plots_the_frame_with_std_bands(campaign):
     band = [c for c in ax.collections if isinstance(c, PolyCollection)][0]
     top = band.get_paths()[0].vertices[:, 1].max()
     assert top == pytest.approx(float((bolt["mean"] + bolt["std"]).max()))
-    assert ax.get_title() == "shekel"
+    assert ax.get_title() == "Shekel"
 
 
 def test_pegpucb_figures(campaign):
@@ -161,7 +162,8 @@ def test_boke_figure_has_iteration_and_cpu_rows(campaign):
 
 def test_write_paper_figures_and_cli(campaign, tmp_path):
     for paper in PAPERS:
-        written = write_paper_figures(campaign, tmp_path / paper, paper, dpi=40)
+        written = write_paper_figures(campaign, tmp_path / paper, paper,
+                                      options=FigureOptions(dpi=40))
         assert [p.name for p in written] == list(PAPER_FILES[paper])
         assert all(p.stat().st_size > 0 for p in written)
     back = pd.read_csv(tmp_path / "boke" / "boke_simple_regret.csv")

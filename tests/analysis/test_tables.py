@@ -104,6 +104,6 @@ def test_tables_and_figures_are_written(campaign, tmp_path):
                                         "time_integrated_regret.csv",
                                         "time_integrated_regret.md"}
     figures = write_figures(campaign, tmp_path / "figures")
-    assert len(figures) == 3
+    assert len(figures) == 4  # regret, dataset size, compute per phase, ECDF
     for path in figures:
         assert path.suffix == ".png" and path.stat().st_size > 10_000

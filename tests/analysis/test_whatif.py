@@ -8,6 +8,8 @@ import pytest
 
 from tests.fake_runs import ALGORITHMS, BENCHMARKS, SEEDS, WARMUP, make_run
 from tvbo import cli
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.whatif import (
     DATA_FILE,
     FIGURE_FILES,
@@ -108,7 +110,8 @@ def test_regret_vs_speed_plots_mean_and_standard_error(campaign):
     # what is drawn: top-left panel = first benchmark's average regret, one line per algorithm
     benchmark = str(campaign["benchmark"].values[0])
     top_left, bottom_left = fig.axes[0], fig.axes[len(BENCHMARKS)]
-    assert top_left.get_title() == benchmark and top_left.get_xscale() == "log"
+    assert top_left.get_title() == benchmark_display_name(benchmark)
+    assert top_left.get_xscale() == "log"
     for line, algorithm in zip(top_left.lines, campaign["algorithm"].values, strict=True):
         np.testing.assert_allclose(line.get_xdata(), SPEEDS)
         means = [expected(regret, benchmark, str(algorithm), v)[0] for v in SPEEDS]
@@ -181,7 +184,8 @@ def test_write_whatif_and_cli(campaign, tmp_path, capsys):
     assert set(table["quantity"]) == set(QUANTITIES)
     check_table(table, "average_regret", regret)
     # the same numbers through the library call
-    assert [p.name for p in write_whatif(campaign, tmp_path / "lib", dpi=40)] == names
+    written = write_whatif(campaign, tmp_path / "lib", options=FigureOptions(dpi=40))
+    assert [p.name for p in written] == names
 
     single = write_campaign(campaign.isel(speed=[1]), tmp_path / "single.nc")
     with pytest.raises(SystemExit) as exit_info:

@@ -409,3 +409,29 @@ def variant_notes(keys: Iterable[str], labels: Mapping[str, str],
         if info is not None and info.robust_note:
             notes.setdefault(info.display, f"{info.display} (robust): {info.robust_note}")
     return list(notes.values())
+
+
+#: display names of the benchmarks (figure panel titles, table rows); as the papers spell them
+BENCHMARK_DISPLAY: dict[str, str] = {
+    "ackley": "Ackley", "eggholder": "Eggholder", "forrester": "Forrester",
+    "goldstein-price": "Goldstein-Price", "griewank": "Griewank", "hartmann3": "Hartmann-3",
+    "hartmann3-static": "Hartmann-3 (static)", "hartmann6": "Hartmann-6", "hills": "Hills",
+    "moving-bump": "Moving bump", "ozone": "Ozone", "ozone-sensors": "Ozone (sensors)",
+    "powell": "Powell", "rastrigin": "Rastrigin", "rosenbrock": "Rosenbrock",
+    "rosenbrock4": "Rosenbrock-4", "schwefel": "Schwefel", "shekel": "Shekel",
+    "six-hump-camel": "Six-hump camel", "sphere6": "Sphere-6", "sprinkler": "Sprinkler",
+    "styblinski-tang": "Styblinski-Tang", "temperature": "Temperature (Intel)",
+    "temperature-sensors": "Temperature (Intel sensors)", "wlan": "WLAN",
+}
+
+
+def register_benchmark_display(name: str, display: str, *, replace: bool = False) -> None:
+    """Give benchmark ``name`` its display name (plugins call it next to their registration)."""
+    if name in BENCHMARK_DISPLAY and not replace:
+        raise ValueError(f"display name of benchmark {name!r} already exists")
+    BENCHMARK_DISPLAY[name] = str(display)
+
+
+def benchmark_display_name(name: str) -> str:
+    """The display name of benchmark ``name``; an unknown name (a plugin's) is shown as is."""
+    return BENCHMARK_DISPLAY.get(str(name), str(name))

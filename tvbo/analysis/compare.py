@@ -41,6 +41,7 @@ import seaborn as sns
 import xarray as xr
 from matplotlib.figure import Figure
 
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.metrics import OVERALL_LABEL, normalised_regret
 from tvbo.analysis.published import (
     PAPERS,
@@ -518,7 +519,7 @@ def write_comparison(
     paper: str = "auto",
     aliases: Mapping[str, str] | None = None,
     digits: int = 3,
-    dpi: int = 150,
+    options: FigureOptions | None = None,
     labels: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Write the comparison (CSV, Markdown, LaTeX) and the normalised-regret figure.
@@ -584,7 +585,7 @@ def write_comparison(
         series = {f"paper ({PAPERS[chosen].table})": normalised_series(paper_long)}
         series.update(_per_speed(tvbo_long, "tvbo"))
         figure = normalised_regret_figure(series, list(pd.unique(body["algorithm"])), names)
-    path = outdir / FIGURE_FILE
-    figure.savefig(path, dpi=dpi)
-    written.append(path)
+    options = options or FigureOptions()
+    with options.context():
+        written.append(options.save(figure, outdir, Path(FIGURE_FILE).stem))
     return written

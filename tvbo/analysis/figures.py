@@ -36,6 +36,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.aggregate import DEFAULT_AGGREGATE, band_label, summarise_columns
+from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.metrics import running_time_average
 from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
 from tvbo.results.schema import COMPUTE_PREFIX, RUN_KEYS
@@ -54,10 +57,12 @@ MARK_EVERY = 0.12
 #: a panel's y axis is logarithmic when its plotted (positive) means span this many decades
 LOG_DECADES = 2.0
 TIME_LABEL = "virtual time [s]"
+#: figure name -> file name in the default format (another format swaps the extension)
 FIGURE_FILES: dict[str, str] = {
     "regret_vs_time": "regret_vs_time.png",
     "dataset_size_vs_time": "dataset_size_vs_time.png",
     "response_time_vs_dataset_size": "response_time_vs_dataset_size.png",
+    "regret_target_ecdf": "regret_target_ecdf.png",
 }
 
 
@@ -69,20 +74,6 @@ def _check_campaign(campaign: xr.Dataset, variables: tuple[str, ...]) -> None:
             f"figure needs run-key dimensions {list(RUN_KEYS)} and variables {list(variables)}; "
             f"missing dimensions {missing_keys}, missing variables {missing_vars}"
         )
-
-
-def _mean_se(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Column-wise mean and standard error over finite rows (NaN where no / one value)."""
-    finite = np.isfinite(matrix)
-    n = finite.sum(axis=0)
-    filled = np.where(finite, matrix, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=0) / n
-        squares = np.where(finite, (matrix - mean) ** 2, 0.0).sum(axis=0)
-        se = np.sqrt(squares / (n - 1)) / np.sqrt(n)
-    mean[n == 0] = np.nan
-    se[n < 2] = np.nan
-    return mean, se
 
 
 def colour_palette(count: int) -> list[tuple[float, float, float]]:
@@ -157,7 +148,8 @@ def _panels(
     ncols = min(max(n_panels, 1), MAX_COLUMNS)
     nblocks = math.ceil(max(n_panels, 1) / ncols)
     nrows = nblocks * rows_per_panel
-    fig = Figure(figsize=(PANEL_SIZE[0] * ncols + 1.8, PANEL_SIZE[1] * nrows), layout="constrained")
+    fig = Figure(figsize=scaled(PANEL_SIZE[0] * ncols + 1.8, PANEL_SIZE[1] * nrows),
+                 layout="constrained")
     with sns.axes_style("whitegrid"):
         grid = fig.subplots(nrows, ncols, squeeze=False, sharex=sharex == "all")
     axes = []
@@ -242,10 +234,12 @@ def _apply_log_scale(ax: Axes, means: list[np.ndarray]) -> bool:
 
 
 def _plot_band(
-    ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict, band_alpha: float = 0.2
-) -> np.ndarray:
-    """Mean line with its ± s.e. band; returns the mean (for the log-scale decision)."""
-    mean, se = _mean_se(matrix)
+    ax: Axes, x: np.ndarray, matrix: np.ndarray, style: dict, band_alpha: float = 0.2,
+    aggregate: str = DEFAULT_AGGREGATE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Centre line with its band (:mod:`tvbo.analysis.aggregate`); returns the centre (for
+    the log-scale decision) and the number of seeds behind each point (for the band label)."""
+    mean, low, high, n = summarise_columns(matrix, aggregate)
     if isinstance(style.get("markevery"), tuple) and len(x) > 0:
         # about 1 / MARK_EVERY markers per line whatever its wiggles (a float markevery counts
         # along the drawn path, which crowds markers on noisy curves)
@@ -253,9 +247,8 @@ def _plot_band(
         every = max(int(round(len(x) * step)), 1)
         style = {**style, "markevery": (int(round(len(x) * start)) % every, every)}
     ax.plot(x, mean, **style)
-    ax.fill_between(x, mean - se, mean + se, color=style["color"], alpha=band_alpha,
-                    linewidth=0)
-    return mean
+    ax.fill_between(x, low, high, color=style["color"], alpha=band_alpha, linewidth=0)
+    return mean, n
 
 
 def _same_time_range(campaign: xr.Dataset, variable: str, benchmarks: list) -> bool:
@@ -269,41 +262,70 @@ def _same_time_range(campaign: xr.Dataset, variable: str, benchmarks: list) -> b
     return len(spans) == 1
 
 
+def _zero_based(ax: Axes) -> None:
+    """A linear y axis of non-negative quantities starts at 0 (never at an arbitrary value
+    that magnifies the gaps between curves)."""
+    if ax.get_yscale() == "linear":
+        low, high = ax.get_ylim()
+        if low > 0 or (low < 0 and ax.dataLim.y0 >= 0):
+            ax.set_ylim(0.0, high)
+
+
+def _seed_counts(counts: list[np.ndarray]) -> list[int]:
+    """The number of seeds behind the curves (their largest count at any point)."""
+    return [int(np.max(c)) for c in counts if np.size(c)]
+
+
 def _time_figure(
     campaign: xr.Dataset,
     variable: str,
     ylabels: tuple[str, ...],
     log_y: bool | None = False,
+    aggregate: str = DEFAULT_AGGREGATE,
 ) -> Figure:
-    """Panels per benchmark; ``log_y=None`` decides each axis's scale from its data."""
+    """Panels per benchmark; ``log_y=None`` decides each axis's scale from its data.
+
+    Every axis has its own y range: benchmarks differ by decades, and a benchmark's running
+    average (the tables' metric) spans a fraction of its instantaneous regret's range, so a
+    shared axis would flatten exactly the differences the row is there to show. Curves that
+    are compared (the algorithms) share an axis by being in one panel; a linear axis of these
+    non-negative quantities starts at 0 (:func:`_zero_based`).
+    """
     _check_campaign(campaign, (variable,))
     benchmarks = list(campaign["benchmark"].values)
     style = CampaignStyle(campaign)
     full_grid = len(benchmarks) <= MAX_COLUMNS or len(benchmarks) % MAX_COLUMNS == 0
     share = "all" if full_grid and _same_time_range(campaign, variable, benchmarks) else "panel"
     fig, axes = _panels(len(benchmarks), len(ylabels), sharex=share)
+    seeds: list[int] = []
     for panel, benchmark in zip(axes, benchmarks, strict=True):
-        for row, (ax, ylabel) in enumerate(zip(panel, ylabels, strict=True)):
+        means: list[list[np.ndarray]] = []
+        for row, ax in enumerate(panel):
             curves = _time_curves(campaign, variable, benchmark, running=row == 1)
             # many overlapping bands turn into a grey wash: fainter bands for many curves
             alpha = 0.2 if len(curves) <= 4 else 0.1
-            means = [
-                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed), alpha)
+            drawn = [
+                _plot_band(ax, time, matrix, style.kwargs(algorithm, speed), alpha, aggregate)
                 for algorithm, speed, matrix, time in curves
             ]
+            means.append([mean for mean, _ in drawn])
+            seeds += _seed_counts([n for _, n in drawn])
+        for ax, ylabel, row_means in zip(panel, ylabels, means, strict=True):
             if log_y is None:
-                if _apply_log_scale(ax, means):
+                if _apply_log_scale(ax, row_means):
                     ylabel += " (log)"
             elif log_y:
                 ax.set_yscale("log", nonpositive="mask")
             ax.set_ylabel(ylabel)
-        panel[0].set_title(str(benchmark))
+            _zero_based(ax)
+        panel[0].set_title(benchmark_display_name(str(benchmark)))
         panel[-1].set_xlabel(TIME_LABEL)
     style.legend(fig)
+    fig.suptitle(band_label(aggregate, seeds), fontsize="small")
     return fig
 
 
-def regret_vs_time(campaign: xr.Dataset) -> Figure:
+def regret_vs_time(campaign: xr.Dataset, *, aggregate: str = DEFAULT_AGGREGATE) -> Figure:
     """Top row: regret of the configuration in force (``regret_held``) over virtual time.
 
     Bottom row: its running time average ``(1/(t - t0)) * integral_{t0}^{t} regret_held``,
@@ -316,16 +338,20 @@ def regret_vs_time(campaign: xr.Dataset) -> Figure:
         "regret_held",
         ("regret of configuration in force", "running time-average of regret"),
         log_y=None,
+        aggregate=aggregate,
     )
 
 
-def dataset_size_vs_time(campaign: xr.Dataset, *, log_y: bool = False) -> Figure:
+def dataset_size_vs_time(
+    campaign: xr.Dataset, *, log_y: bool = False, aggregate: str = DEFAULT_AGGREGATE
+) -> Figure:
     """Observations held by each algorithm over virtual time (``dataset_size_held``).
 
     The papers plot this on a log scale (BOLT Fig. 4); pass ``log_y=True`` for that.
     """
     return _time_figure(
-        campaign, "dataset_size_held", ("dataset size [observations]",), log_y=log_y
+        campaign, "dataset_size_held", ("dataset size [observations]",), log_y=log_y,
+        aggregate=aggregate,
     )
 
 
@@ -465,7 +491,8 @@ def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
     costs = evaluation_costs(campaign)
     style = CampaignStyle(campaign)
     fig = Figure(
-        figsize=(3.0 * len(phases) + 1.8, 2.6 * len(benchmarks) + 0.4), layout="constrained"
+        figsize=scaled(3.0 * len(phases) + 1.8, 2.6 * len(benchmarks) + 0.4),
+        layout="constrained",
     )
     with sns.axes_style("whitegrid"):
         grid = fig.subplots(len(benchmarks), len(phases), squeeze=False, sharex=True,
@@ -488,7 +515,7 @@ def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
             if row == 0:
                 ax.set_title("compute per iteration" if phase == TOTAL_PHASE else phase)
             if col == 0:
-                ax.set_ylabel(f"{benchmark}\n[virtual s / iteration]")
+                ax.set_ylabel(f"{benchmark_display_name(benchmark)}\n[virtual s / iteration]")
             if row == len(benchmarks) - 1:
                 ax.set_xlabel("dataset size n")
             if phase == TOTAL_PHASE:
@@ -506,18 +533,145 @@ def response_time_vs_dataset_size(campaign: xr.Dataset) -> Figure:
     return fig
 
 
-def write_figures(campaign: xr.Dataset, outdir: str | Path, *, dpi: int = 150) -> list[Path]:
-    """Save the three figures as PNG under ``outdir`` with the names of :data:`FIGURE_FILES`."""
+#: default regret targets of the ECDF figure: these quantiles of each benchmark's pooled
+#: post-warm-up regret (all algorithms, seeds and times), from easy to hard
+ECDF_TARGET_QUANTILES: tuple[float, ...] = (0.5, 0.25, 0.1, 0.05, 0.01)
+
+
+def _after_warmup(campaign: xr.Dataset) -> xr.DataArray:
+    """``regret_held`` with every time up to the end of the run's warm-up masked (NaN).
+
+    The warm-up queries are uniform random draws, the same for every algorithm of a seed: a
+    target they happen to hit says nothing about the algorithm, so the profile starts after
+    them (the last warm-up sample, ``t_sample`` of the last ``is_warmup`` iteration).
+    """
+    held = campaign["regret_held"]
+    if "is_warmup" not in campaign or "t_sample" not in campaign:
+        return held
+    warm = campaign["t_sample"].where(campaign["is_warmup"] == 1)
+    end = warm.max("iteration", skipna=True).fillna(-np.inf)
+    return held.where(campaign["time"] > end)
+
+
+def regret_targets(campaign: xr.Dataset, quantiles: tuple[float, ...] = ECDF_TARGET_QUANTILES
+                   ) -> dict[str, np.ndarray]:
+    """Benchmark -> its regret targets (:data:`ECDF_TARGET_QUANTILES` of its pooled regret).
+
+    Why quantiles of the campaign's own regrets and not fixed numbers (COCO's 10^-8 ... 10^2):
+    regret scales differ by decades between benchmarks, and a tracking problem never reaches
+    10^-8; quantiles make every benchmark contribute targets of the same difficulty for *this*
+    set of algorithms (a target is reached by a fraction q of all (algorithm, seed, time)
+    points), which is what a performance profile compares.
+    """
+    _check_campaign(campaign, ("regret_held",))
+    held = _after_warmup(campaign)
+    targets = {}
+    for benchmark in campaign["benchmark"].values:
+        values = held.sel(benchmark=benchmark).values.astype(float).ravel()
+        values = values[np.isfinite(values)]
+        if values.size:
+            targets[str(benchmark)] = np.quantile(values, quantiles)
+    return targets
+
+
+def regret_target_ecdf_table(
+    campaign: xr.Dataset, quantiles: tuple[float, ...] = ECDF_TARGET_QUANTILES
+) -> pd.DataFrame:
+    """Fraction of (benchmark, seed, target) problems solved by each time, per algorithm.
+
+    A problem is solved at the first time after the warm-up (:func:`_after_warmup`) the regret
+    of the configuration in force (``regret_held``) is at or below the target (COCO's first
+    hitting time; a time-varying regret may rise again, the ECDF counts the first hit, as
+    IOHanalyzer's fixed-target view does). Columns: algorithm, speed, time, fraction,
+    problems.
+    """
+    targets = regret_targets(campaign, quantiles)
+    held = _after_warmup(campaign)
+    time = campaign["time"].values.astype(float)
+    rows = []
+    for algorithm in campaign["algorithm"].values:
+        for speed in campaign["speed"].values:
+            hits: list[float] = []
+            for benchmark, levels in targets.items():
+                cell = {"benchmark": benchmark, "algorithm": algorithm, "speed": speed}
+                data = held.sel(cell)
+                if PRESENT_VARIABLE in campaign:
+                    present = campaign[PRESENT_VARIABLE].sel(cell).values == 1
+                    data = data.isel(seed=np.flatnonzero(present))
+                matrix = data.transpose("seed", "time").values.astype(float)
+                for row in matrix:
+                    for level in levels:
+                        reached = np.flatnonzero(np.isfinite(row) & (row <= level))
+                        hits.append(float(time[reached[0]]) if reached.size else math.inf)
+            if not hits:
+                continue
+            hits_array = np.asarray(hits)
+            fraction = (hits_array[None, :] <= time[:, None]).mean(axis=1)
+            rows.append(pd.DataFrame({
+                "algorithm": str(algorithm), "speed": float(speed), "time": time,
+                "fraction": fraction, "problems": len(hits),
+            }))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["algorithm", "speed", "time", "fraction", "problems"])
+
+
+def regret_target_ecdf(
+    campaign: xr.Dataset, quantiles: tuple[float, ...] = ECDF_TARGET_QUANTILES
+) -> Figure:
+    """Performance profile: the share of (benchmark, seed, target) problems each algorithm has
+    solved (regret reached the target) against virtual time (:func:`regret_target_ecdf_table`).
+
+    Higher and further left is better; the curve's height at the horizon is the share ever
+    solved. One curve per algorithm (and speed), all problems pooled, y axis from 0 to 1.
+    """
+    table = regret_target_ecdf_table(campaign, quantiles)
+    style = CampaignStyle(campaign)
+    fig = Figure(figsize=scaled(7.4, 4.4), layout="constrained")
+    with sns.axes_style("whitegrid"):
+        ax = fig.subplots()
+    for (algorithm, speed), group in table.groupby(["algorithm", "speed"], sort=False):
+        kwargs = {**style.kwargs(str(algorithm), float(speed)), "markevery": None,
+                  "marker": None}
+        ax.step(group["time"], group["fraction"], where="post", **kwargs)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel(TIME_LABEL)
+    ax.set_ylabel("fraction of problems solved")
+    problems = int(table["problems"].max()) if not table.empty else 0
+    benchmarks = [benchmark_display_name(str(b)) for b in campaign["benchmark"].values]
+    fig.suptitle(
+        f"{problems} (benchmark, seed, target) problems per algorithm; benchmarks: "
+        f"{', '.join(benchmarks)}\nsolved = regret after the warm-up ≤ target; targets = "
+        "q-quantiles of the benchmark's pooled regret, q = "
+        + ", ".join(f"{q:g}" for q in quantiles),
+        fontsize="small",
+    )
+    handles = [Line2D([], [], **{**style.kwargs(a, s), "markevery": None, "marker": None})
+               for a in style.algorithms for s in style.speeds]
+    # centred: at the top the two-line suptitle would overlap the legend's title
+    fig.legend(handles=handles, loc="outside right center", title="algorithm", frameon=False)
+    return fig
+
+
+def write_figures(
+    campaign: xr.Dataset,
+    outdir: str | Path,
+    *,
+    options: FigureOptions | None = None,
+    aggregate: str = DEFAULT_AGGREGATE,
+) -> list[Path]:
+    """Save the campaign figures under ``outdir`` (names :data:`FIGURE_FILES`, the format,
+    resolution and style of ``options``; curves aggregated by ``aggregate``)."""
+    options = options or FigureOptions()
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     makers = {
-        "regret_vs_time": regret_vs_time,
-        "dataset_size_vs_time": dataset_size_vs_time,
+        "regret_vs_time": lambda c: regret_vs_time(c, aggregate=aggregate),
+        "dataset_size_vs_time": lambda c: dataset_size_vs_time(c, aggregate=aggregate),
         "response_time_vs_dataset_size": response_time_vs_dataset_size,
+        "regret_target_ecdf": regret_target_ecdf,
     }
     written = []
-    for name, make in makers.items():
-        path = outdir / FIGURE_FILES[name]
-        make(campaign).savefig(path, dpi=dpi)
-        written.append(path)
+    with options.context():
+        for name, make in makers.items():
+            written.append(options.save(make(campaign), outdir, Path(FIGURE_FILES[name]).stem))
     return written

@@ -35,6 +35,8 @@ import pandas as pd
 import xarray as xr
 from matplotlib.figure import Figure
 
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import TIME_LABEL, CampaignStyle, _panels
 from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, decode_categories
 from tvbo.results.schema import (
@@ -509,7 +511,7 @@ def lengthscale_time_figure(campaign: xr.Dataset) -> Figure:
         else:
             ax.text(0.5, 0.5, "no fitted l_T in seconds", ha="center", va="center",
                     transform=ax.transAxes)
-        ax.set_title(benchmark)
+        ax.set_title(benchmark_display_name(benchmark))
         ax.set_xlabel(TIME_LABEL)
         ax.set_ylabel("fitted l_T [s]")
     if drawn:
@@ -543,12 +545,15 @@ def write_fit_health(
     *,
     min_streak: int = MIN_STREAK,
     min_share: float = MIN_SHARE,
-    dpi: int = 150,
+    options: FigureOptions | None = None,
 ) -> list[Path]:
-    """Write :data:`FIT_HEALTH_FILES` into ``outdir``; returns the paths written."""
+    """Write :data:`FIT_HEALTH_FILES` into ``outdir`` (the figure in the format, dpi and style
+    of ``options``); returns the paths written."""
+    options = options or FigureOptions()
     table = fit_health_table(campaign, min_streak=min_streak, min_share=min_share)
     degenerate = degenerate_runs(campaign, min_streak=min_streak, min_share=min_share)
-    figure = lengthscale_time_figure(campaign)
+    with options.context():
+        figure = lengthscale_time_figure(campaign)
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     paths = {k: outdir / v for k, v in FIT_HEALTH_FILES.items()}
@@ -570,7 +575,7 @@ def write_fit_health(
         _markdown(degenerate),
     ]
     paths["markdown"].write_text("\n".join(text))
-    figure.savefig(paths["figure"], dpi=dpi)
+    paths["figure"] = options.save(figure, outdir, paths["figure"].stem)
     return list(paths.values())
 
 

@@ -38,6 +38,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import CampaignStyle, _panels
 from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.schema import RUN_KEYS
@@ -209,7 +211,7 @@ def _step_figure(
                       style.kwargs(algorithm, speed))
             ax.set_ylabel(ylabel)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        panel[0].set_title(benchmark)
+        panel[0].set_title(benchmark_display_name(benchmark))
         panel[-1].set_xlabel("step t (queries)")
     style.legend(fig, _pairs(frame))
     return fig, frame
@@ -293,7 +295,7 @@ def prior_selection_figure(campaign: xr.Dataset) -> tuple[Figure, pd.DataFrame]:
             kwargs = style.kwargs(algorithm, speed)
             ax.bar(group["prior"].to_numpy() - 0.4 + (i + 0.5) * width, group["proportion"],
                    width=width, color=kwargs["color"], label=kwargs["label"])
-        ax.set_title(benchmark)
+        ax.set_title(benchmark_display_name(benchmark))
         ax.set_xlabel("candidate prior (index)")
         ax.set_ylabel("proportion of steps")
         ax.set_xticks(sorted(frame["prior"].unique()))
@@ -351,7 +353,7 @@ def boke_figure(campaign: xr.Dataset) -> tuple[Figure, pd.DataFrame]:
         for ax in (top, bottom):
             ax.set_yscale("log", nonpositive="clip")
             ax.set_ylabel("simple regret (mean ± s.e.)")
-        top.set_title(benchmark)
+        top.set_title(benchmark_display_name(benchmark))
         top.xaxis.set_major_locator(MaxNLocator(integer=True))
         top.set_xlabel("iteration (queries; dashed: end of warm-up)")
         bottom.set_xlabel("cumulative CPU time [virtual s] (mean over seeds)")
@@ -361,11 +363,14 @@ def boke_figure(campaign: xr.Dataset) -> tuple[Figure, pd.DataFrame]:
 
 # -- writing ----------------------------------------------------------------------------------
 def write_paper_figures(
-    campaign: xr.Dataset, outdir: str | Path, paper: str, *, dpi: int = 150
+    campaign: xr.Dataset, outdir: str | Path, paper: str, *,
+    options: FigureOptions | None = None,
 ) -> list[Path]:
-    """Write ``paper``'s figures (PNG) and their numbers (CSV) under ``outdir``.
+    """Write ``paper``'s figures (format, dpi and style of ``options``) and their numbers (CSV)
+    under ``outdir``.
 
-    File names are those of :data:`PAPER_FILES`; returns the written paths in that order.
+    File names are those of :data:`PAPER_FILES` (the figures' extension is the format's);
+    returns the written paths in that order.
     """
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; valid papers: {', '.join(PAPERS)}")
@@ -377,10 +382,12 @@ def write_paper_figures(
         "boke": (boke_figure,),
     }[paper]
     names = PAPER_FILES[paper]
+    options = options or FigureOptions()
     written = []
     for make, (png, csv) in zip(makers, zip(names[::2], names[1::2], strict=True), strict=True):
-        fig, frame = make(campaign)
-        fig.savefig(outdir / png, dpi=dpi)
+        with options.context():
+            fig, frame = make(campaign)
+            figure = options.save(fig, outdir, Path(png).stem)
         frame.to_csv(outdir / csv, index=False)
-        written += [outdir / png, outdir / csv]
+        written += [figure, outdir / csv]
     return written

@@ -5,7 +5,13 @@ setting in their ``algorithm`` key (``gp-ucb@k4+overlap``, :func:`tvbo.sim.paral
 the sequential runs keep the plain name, i.e. k = 1 without overlap). This module splits the key
 back into (algorithm, k, overlap) and draws, for each regret metric, one figure with one panel
 per (benchmark, speed): k on a log2 x-axis, one colour per algorithm, solid = no overlap, dashed
-= overlap, the mean over seeds with a ± one standard error band (``std(ddof=1) / sqrt(n)``).
+= overlap, the centre over seeds with its band (``aggregate``, :mod:`tvbo.analysis.aggregate`;
+mean ± one standard error by default), the band and the number of seeds said in the title.
+Algorithms and benchmarks carry their display names (:func:`tvbo.analysis.context.campaign_labels`
+on the plain algorithm keys, :func:`tvbo.algorithms.display.benchmark_display_name`), as in
+every other figure. The panels of one benchmark (its speeds) share their y axis, so the effect
+of the hardware speed reads off directly; the axis is logarithmic when the centres of a
+benchmark span :data:`tvbo.analysis.figures.LOG_DECADES` decades, else it starts at 0.
 
 Metrics (how k evaluators are compared fairly with one):
 
@@ -28,6 +34,15 @@ import xarray as xr
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.aggregate import (
+    DEFAULT_AGGREGATE,
+    band_label,
+    check_aggregate,
+    summarise,
+)
+from tvbo.analysis.figure_output import FigureOptions, scaled
+from tvbo.analysis.figures import choose_log_scale, colour_palette
 from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.labels import parse_label
 from tvbo.results.schema import RUN_KEYS
@@ -43,6 +58,7 @@ METRICS: dict[str, str] = {
     "time_integrated_regret_current": "time-integrated regret of the current recommendation",
     "time_integrated_regret": "time-integrated regret of the last sampled query",
 }
+#: figure -> file name in the default format (another format swaps the extension)
 FIGURE_FILES: dict[str, str] = {
     "average_regret": "parallel_average_regret_vs_k.png",
     "time_integrated": "parallel_time_integrated_regret_vs_k.png",
@@ -74,8 +90,10 @@ def run_table(campaign: xr.Dataset) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean, standard error and n per (benchmark, algorithm, speed, overlap, k, metric)."""
+def summary(runs: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFrame:
+    """Per (benchmark, algorithm, speed, overlap, k, metric): mean, se and n, and the
+    ``aggregate``'s ``centre``, ``low`` and ``high`` (equal to mean ± se for ``mean_se``)."""
+    check_aggregate(aggregate)
     keys = ["benchmark", "algorithm", "speed", "overlap", "evaluators"]
     metrics = [m for m in (*METRICS, "queries") if m in runs]
     long = runs.melt(id_vars=keys + ["seed"], value_vars=metrics, var_name="metric")
@@ -83,57 +101,111 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     grouped = long.groupby([*keys, "metric"], sort=True)["value"]
     table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
     table["se"] = table["std"] / np.sqrt(table["n"])
+    spread = grouped.apply(lambda v: summarise(v.to_numpy(), aggregate)[:3])
+    table[["centre", "low", "high"]] = pd.DataFrame(spread.tolist(), index=table.index)
+    table["aggregate"] = aggregate
     return table.drop(columns="std")
 
 
-def regret_vs_k(runs: pd.DataFrame, metric: str) -> Figure:
-    """One panel per (benchmark, speed); k on a log2 axis; colour = algorithm; dashed = overlap."""
+def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGGREGATE,
+                labels: dict[str, str] | None = None) -> Figure:
+    """One panel per (benchmark, speed); k on a log2 axis; colour = algorithm; dashed = overlap.
+
+    ``labels``: algorithm key -> display name (default: the keys' display names).
+    """
     if metric not in runs:
         raise ValueError(f"metric {metric!r} is not in the runs; valid: "
                          f"{', '.join(m for m in METRICS if m in runs)}")
-    table = summary(runs)
+    table = summary(runs, aggregate)
     table = table[table["metric"] == metric]
     benchmarks = list(dict.fromkeys(runs["benchmark"]))
     speeds = sorted(runs["speed"].unique())
     algorithms = list(dict.fromkeys(runs["algorithm"]))
-    colours = dict(zip(algorithms, sns.color_palette("colorblind", len(algorithms)),
-                       strict=True))
+    names = labels if labels is not None else _display_names(algorithms)
+    colours = dict(zip(algorithms, colour_palette(len(algorithms)), strict=False))
     ks = sorted(runs["evaluators"].unique())
-    fig = Figure(figsize=(3.6 * len(speeds) + 2.6, 2.8 * len(benchmarks) + 0.4),
+    fig = Figure(figsize=scaled(3.6 * len(speeds) + 2.6, 2.8 * len(benchmarks) + 0.6),
                  layout="constrained")
     with sns.axes_style("whitegrid"):
-        axes = fig.subplots(len(benchmarks), len(speeds), squeeze=False)
+        axes = fig.subplots(len(benchmarks), len(speeds), squeeze=False, sharey="row")
     for r, bench in enumerate(benchmarks):
+        row_table = table[table["benchmark"] == bench]
         for c, speed in enumerate(speeds):
             ax = axes[r][c]
-            cell = table[(table["benchmark"] == bench) & (table["speed"] == speed)]
+            cell = row_table[row_table["speed"] == speed]
             for (algorithm, overlap), group in cell.groupby(["algorithm", "overlap"], sort=False):
                 group = group.sort_values("evaluators")
                 x = group["evaluators"].values
-                mean, se = group["mean"].values, group["se"].fillna(0.0).values
-                ax.plot(x, mean, color=colours[algorithm], marker="o", markersize=4,
-                        linestyle="--" if overlap else "-")
-                ax.fill_between(x, mean - se, mean + se, color=colours[algorithm], alpha=0.15,
-                                linewidth=0)
+                ax.plot(x, group["centre"].values, color=colours[algorithm], marker="o",
+                        markersize=4, linestyle="--" if overlap else "-")
+                ax.fill_between(x, group["low"].values, group["high"].values,
+                                color=colours[algorithm], alpha=0.15, linewidth=0)
             ax.set_xscale("log", base=2)
             ax.set_xticks(ks, [str(k) for k in ks])
             ax.minorticks_off()
-            ax.set_title(f"{bench}, speed {speed:g}", fontsize=9)
+            ax.set_title(f"{benchmark_display_name(bench)}, speed ×{speed:g}", fontsize="medium")
             if r == len(benchmarks) - 1:
                 ax.set_xlabel("evaluators k")
-            if c == 0:
-                ax.set_ylabel(_SHORT[metric])
-    handles = [Line2D([], [], color=colours[a], marker="o", label=a) for a in algorithms]
+        centres = row_table["centre"].to_numpy(dtype=float)
+        first = axes[r][0]
+        if choose_log_scale(centres):
+            first.set_yscale("log", nonpositive="clip")
+            first.set_ylabel(_SHORT[metric] + " (log)")
+        else:
+            first.set_ylabel(_SHORT[metric])
+            highs = row_table["high"].to_numpy(dtype=float)
+            top = np.nanmax(np.concatenate([centres, highs])) if centres.size else 1.0
+            if np.nanmin(centres) >= 0:
+                first.set_ylim(0.0, top * 1.05)
+    handles = [Line2D([], [], color=colours[a], marker="o", label=names.get(a, a))
+               for a in algorithms]
     handles += [Line2D([], [], color="grey", linestyle="-", label="no overlap"),
                 Line2D([], [], color="grey", linestyle="--", label="overlap")]
     fig.legend(handles=handles, loc="outside right upper", frameon=False)
-    fig.suptitle(f"{METRICS[metric]}\n(mean ± s.e. over seeds)", fontsize=10)
+    seeds = table["n"].to_numpy(dtype=int)
+    fig.suptitle(f"{METRICS[metric]}\n" + band_label(aggregate, seeds), fontsize="medium")
     return fig
 
 
-def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *, dpi: int = 150
-                          ) -> list[Path]:
-    """Save the two figures (PNG) and the long-form table behind them (CSV) under ``outdir``."""
+def _display_names(algorithms: list[str]) -> dict[str, str]:
+    """Display names of plain algorithm keys (the one lookup, tvbo.algorithms.display)."""
+    from tvbo.algorithms.display import algorithm_labels
+
+    return algorithm_labels(algorithms)
+
+
+def campaign_names(campaign: xr.Dataset) -> dict[str, str]:
+    """Plain algorithm key -> label, from the options its runs recorded.
+
+    The campaign's keys carry the setting (``w-dbo@k4+overlap``); the label is that of the
+    plain key (:func:`tvbo.algorithms.display.algorithm_labels`, the lookup every table and
+    figure uses), its variant read from any of its runs' recorded options.
+    """
+    from tvbo.algorithms.display import algorithm_labels
+    from tvbo.analysis.context import (
+        LABELS_ATTRIBUTE,
+        parse_label_overrides,
+        recorded_algorithm_options,
+    )
+
+    recorded = recorded_algorithm_options(campaign)
+    plain: dict[str, dict] = {}
+    for key in (str(a) for a in campaign["algorithm"].values):
+        name = parse_label(key)[0]
+        if key in recorded:
+            plain.setdefault(name, recorded[key])
+        else:
+            plain.setdefault(name, {})
+    resolved = {name: options for name, options in plain.items() if options}
+    overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
+    return algorithm_labels(list(plain), overrides, resolved)
+
+
+def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *,
+                          options: FigureOptions | None = None,
+                          aggregate: str = DEFAULT_AGGREGATE) -> list[Path]:
+    """Save the two figures (format, dpi and style of ``options``) and the long-form table
+    behind them (CSV) under ``outdir``."""
     runs = run_table(campaign)
     if runs.empty:
         raise ValueError("the campaign has no run to summarise")
@@ -142,13 +214,15 @@ def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *, dpi: int 
     time_metric = ("time_integrated_regret_current" if "time_integrated_regret_current" in runs
                    and runs["time_integrated_regret_current"].notna().any()
                    else "time_integrated_regret")
+    options = options or FigureOptions()
+    names = campaign_names(campaign)
     written = []
-    for key, metric in (("average_regret", "average_regret"), ("time_integrated", time_metric)):
-        fig = regret_vs_k(runs, metric)
-        path = outdir / FIGURE_FILES[key]
-        fig.savefig(path, dpi=dpi)
-        written.append(path)
+    with options.context():
+        for key, metric in (("average_regret", "average_regret"),
+                            ("time_integrated", time_metric)):
+            fig = regret_vs_k(runs, metric, aggregate=aggregate, labels=names)
+            written.append(options.save(fig, outdir, Path(FIGURE_FILES[key]).stem))
     data = outdir / DATA_FILE
-    summary(runs).to_csv(data, index=False)
+    summary(runs, aggregate).to_csv(data, index=False)
     written.append(data)
     return written

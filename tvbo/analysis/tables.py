@@ -9,6 +9,13 @@ they feed pandas/seaborn directly; :func:`pivot_summary`, :func:`to_markdown` an
 :func:`to_latex` give the paper layout (rows benchmark, columns algorithm, the normalised
 Overall row last). The confidence interval is ``mean ± ci * se`` with ``ci = 1`` by default, the
 interval the papers print (:func:`best_and_overlapping` says why and how overlap is decided).
+
+``aggregate`` (:mod:`tvbo.analysis.aggregate`: ``mean_se``, ``median_iqr``, ``iqm_bootstrap``)
+chooses what a cell shows: the papers' mean ± s.e. by default, else the centre and its interval
+``"1.23 [1.10, 1.41]"`` (median and IQR, or IQM and its 95 % bootstrap interval), and the
+bold / underline marks are decided on those intervals. The long tables always keep ``mean``,
+``se`` and ``n`` and add ``centre``, ``low`` and ``high``. The normalised Overall rows stay the
+papers' normalised *means* (spec §9.3), whatever the aggregate.
 """
 
 from __future__ import annotations
@@ -23,10 +30,19 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.analysis.aggregate import (
+    BAND_NAMES,
+    CENTRE_NAMES,
+    DEFAULT_AGGREGATE,
+    check_aggregate,
+    summarise,
+)
 from tvbo.analysis.metrics import EXPERIMENT_KEYS, OVERALL_LABEL, normalised_regret
 from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, run_variables, runs_table
 
 STAT_COLUMNS: tuple[str, ...] = ("mean", "se", "n")
+#: the aggregate's centre and interval (equal to mean, mean - se, mean + se for ``mean_se``)
+INTERVAL_COLUMNS: tuple[str, ...] = ("centre", "low", "high")
 #: half-width of the confidence interval in standard errors (the papers print mean ± 1 s.e.)
 DEFAULT_CI = 1.0
 #: the number of queries of a run (warm-up included), shown beside the regrets
@@ -70,13 +86,16 @@ def available_metrics(campaign: xr.Dataset) -> list[str]:
     ]
 
 
-def summary_table(campaign: xr.Dataset, metric: str = "average_regret") -> pd.DataFrame:
+def summary_table(campaign: xr.Dataset, metric: str = "average_regret", *,
+                  aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFrame:
     """Mean, standard error and number of seeds of ``metric`` per experiment and algorithm.
 
     Long form: columns ``benchmark``, ``speed`` (the experiment keys present), ``algorithm``,
     ``mean``, ``se`` = ``std(ddof=1) / sqrt(n)`` and ``n`` (runs with a finite value; missing
-    seeds simply lower ``n``). ``se`` is NaN when ``n < 2``.
+    seeds simply lower ``n``), then ``centre``, ``low``, ``high`` of ``aggregate``
+    (:mod:`tvbo.analysis.aggregate`). ``se`` is NaN when ``n < 2``.
     """
+    check_aggregate(aggregate)
     valid = available_metrics(campaign)
     if metric not in valid:
         raise ValueError(f"unknown metric {metric!r}; valid choices: {valid}")
@@ -86,9 +105,35 @@ def summary_table(campaign: xr.Dataset, metric: str = "average_regret") -> pd.Da
     grouped = values.groupby([*keys, "algorithm"], sort=True)[metric]
     table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
     table["se"] = table["std"] / np.sqrt(table["n"])
-    table = table[[*keys, "algorithm", *STAT_COLUMNS]]
+    spread = grouped.apply(lambda v: tuple(summarise(v.to_numpy(), aggregate)[:3]))
+    table[list(INTERVAL_COLUMNS)] = pd.DataFrame(spread.tolist(), index=table.index,
+                                                 dtype=float)
+    table = table[[*keys, "algorithm", *STAT_COLUMNS, *INTERVAL_COLUMNS]]
     table.attrs["metric"] = metric
+    table.attrs["aggregate"] = aggregate
     return table
+
+
+def format_interval(centre: float, low: float, high: float, digits: int = 3) -> str:
+    """``"2.51 [2.40, 2.70]"``: the centre to ``digits`` significant digits, the interval to
+    the same decimals (a single value, or NaN interval: the centre alone)."""
+    if not math.isfinite(centre):
+        return "n/a"
+    if centre != 0 and not 1e-4 <= abs(centre) < 10 ** (digits + 4):
+        text = f"{centre:.{digits - 1}e}"
+        if math.isfinite(low) and math.isfinite(high):
+            return f"{text} [{low:.1e}, {high:.1e}]"
+        return text
+    decimals = decimals_for(centre, digits)
+    text = f"{centre:.{decimals}f}"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return text
+    return f"{text} [{low:.{decimals}f}, {high:.{decimals}f}]"
+
+
+def table_aggregate(table: pd.DataFrame) -> str:
+    """The aggregate a summary table was built with (``mean_se`` when it does not say)."""
+    return str(table.attrs.get("aggregate", DEFAULT_AGGREGATE))
 
 
 def _row_keys(table: pd.DataFrame) -> list[str]:
@@ -210,14 +255,28 @@ def separated_best(
     the lowest mean often is not one. Missing s.e. (one seed) counts as 0; NaN means are never
     marked; a row with fewer than two finite cells is not marked (nothing to compare).
     """
-    ci, means, ses, finite = _row(means, ses, ci)
-    bold = np.zeros(means.shape, dtype=bool)
-    tied = np.zeros(means.shape, dtype=bool)
+    ci, means, ses, _ = _row(means, ses, ci)
+    return separated_best_intervals(means, means - ci * ses, means + ci * ses)
+
+
+def separated_best_intervals(
+    centres: Sequence[float], lows: Sequence[float], highs: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`separated_best` on explicit intervals ``[low, high]`` around each centre (the
+    median's IQR, the IQM's bootstrap interval): the lowest centre is bold when its interval
+    is below every other; else the cells whose interval reaches it are tied. A NaN bound
+    (one seed) makes a point interval at the centre."""
+    centres = np.asarray(centres, dtype=float)
+    finite = np.isfinite(centres)
+    lows = np.where(np.isfinite(lows), np.asarray(lows, dtype=float), centres)
+    highs = np.where(np.isfinite(highs), np.asarray(highs, dtype=float), centres)
+    bold = np.zeros(centres.shape, dtype=bool)
+    tied = np.zeros(centres.shape, dtype=bool)
     if finite.sum() < 2:
         return bold, tied
-    lowest = finite & (means == means[finite].min())
-    best_upper = (means[lowest] + ci * ses[lowest]).max()
-    reach = finite & (lowest | (means - ci * ses <= best_upper))
+    lowest = finite & (centres == centres[finite].min())
+    best_upper = highs[lowest].max()
+    reach = finite & (lowest | (lows <= best_upper))
     if reach.sum() == 1:
         return reach, tied
     return bold, reach
@@ -236,13 +295,20 @@ def mark_best(table: pd.DataFrame, ci: float = DEFAULT_CI) -> pd.DataFrame:
     out["tied"] = False
     keys = _row_keys(table) + (["metric"] if "metric" in table.columns else [])
     se = out["se"] if "se" in out.columns else pd.Series(np.nan, index=out.index)
+    intervals = table_aggregate(table) != DEFAULT_AGGREGATE and "centre" in out.columns
     for group, index in out.groupby(keys, sort=False, dropna=False).groups.items():
         metric = group[-1] if "metric" in table.columns else table.attrs.get("metric")
         if not is_marked(metric):
             continue
-        bold, tied = separated_best(
-            out.loc[index, "mean"].to_numpy(), se.loc[index].to_numpy(), ci
-        )
+        rows = out.loc[index]
+        if intervals and rows["centre"].notna().any():
+            bold, tied = separated_best_intervals(
+                rows["centre"].to_numpy(float), rows["low"].to_numpy(float),
+                rows["high"].to_numpy(float))
+        else:
+            bold, tied = separated_best(
+                rows["mean"].to_numpy(), se.loc[index].to_numpy(), ci
+            )
         out.loc[index, "best"] = bold
         out.loc[index, "tied"] = tied
     out.attrs.update(table.attrs)
@@ -250,7 +316,8 @@ def mark_best(table: pd.DataFrame, ci: float = DEFAULT_CI) -> pd.DataFrame:
 
 
 def summary_tables(
-    campaign: xr.Dataset, metrics: Sequence[str] = TABLE_METRICS
+    campaign: xr.Dataset, metrics: Sequence[str] = TABLE_METRICS, *,
+    aggregate: str = DEFAULT_AGGREGATE,
 ) -> pd.DataFrame:
     """:func:`summary_table` of each of ``metrics`` stacked, with a ``metric`` column.
 
@@ -260,7 +327,7 @@ def summary_tables(
         raise ValueError(f"metrics must name at least one metric, e.g. {list(TABLE_METRICS)}")
     parts = []
     for metric in metrics:
-        part = summary_table(campaign, metric)
+        part = summary_table(campaign, metric, aggregate=aggregate)
         part.insert(len(_row_keys(part)), "metric", metric)
         parts.append(part)
     table = pd.concat(parts, ignore_index=True)
@@ -272,6 +339,7 @@ def summary_tables(
     ).drop(columns="_rank").reset_index(drop=True)
     table.attrs["metric"] = metrics[0]
     table.attrs["metrics"] = list(metrics)
+    table.attrs["aggregate"] = aggregate
     return table
 
 
@@ -333,6 +401,7 @@ def _layout(
             f"algorithms {unknown} not in table; valid: {sorted(set(table['algorithm']))}"
         )
     marked = mark_best(table[table["algorithm"].isin(columns)], ci)
+    intervals = table_aggregate(table) != DEFAULT_AGGREGATE and "centre" in marked.columns
     has_metric = "metric" in marked.columns
     metrics = _metrics_of(marked)
     experiments = table[keys].drop_duplicates()
@@ -359,7 +428,11 @@ def _layout(
                     cells.append(_Cell("n/a"))
                     continue
                 se = float(row["se"]) if "se" in row.index else math.nan
-                text = format_mean_se(mean, se, digits)
+                if intervals and math.isfinite(float(row["centre"])):
+                    text = format_interval(float(row["centre"]), float(row["low"]),
+                                           float(row["high"]), digits)
+                else:  # the mean ± s.e. (and always for the papers' normalised Overall rows)
+                    text = format_mean_se(mean, se, digits)
                 cells.append(_Cell(text, bool(row["best"]), bool(row["tied"])))
             rows.append(
                 _Row(label if first else "", METRIC_NAMES.get(metric, metric),
@@ -426,6 +499,14 @@ def _label_map(table: pd.DataFrame, columns: Sequence[str],
 
 
 #: LaTeX special characters and their escapes (backslash first: the others insert backslashes)
+#:
+#: Why not a library (issue 26 asked): pandas' LaTeX escaper is private
+#: (``pandas.io.formats.style_render._escape_latex``, free to change between releases), and
+#: pylatexenc's ``unicode_to_latex`` would add a dependency for the ten characters below and
+#: the fifteen symbols of :data:`_LATEX_SYMBOLS`, while writing ``\ensuremath{\pm}``-style
+#: macros that change every published .tex table. The two tables are complete for LaTeX's
+#: special characters (the ten of the LaTeX Companion, 2nd ed., §2.2) and
+#: ``tests/analysis/test_tables_papers.py::test_latex_escape`` checks each of them.
 _LATEX_ESCAPES: tuple[tuple[str, str], ...] = (
     ("\\", r"\textbackslash{}"),
     ("&", r"\&"),
@@ -561,6 +642,19 @@ def _seed_text(table: pd.DataFrame) -> str:
     return f"over {low} seeds" if low == high else f"over {low}–{high} seeds (missing runs)"
 
 
+def _cell_text(table: pd.DataFrame) -> str:
+    """What a cell shows, for the caption (the aggregate's centre and interval)."""
+    aggregate = table_aggregate(table)
+    seeds = _seed_text(table)
+    if aggregate == DEFAULT_AGGREGATE:
+        return f"mean ± s.e. {seeds} (s.e. = standard error = std(ddof=1)/√n)"
+    return (f"{CENTRE_NAMES[aggregate]} [{BAND_NAMES[aggregate]}] {seeds}"
+            + (" (IQM = mean of the middle 50 % of seeds)" if aggregate == "iqm_bootstrap"
+               else "")
+            + "; bold / underline decided on these intervals; Overall rows: the papers' "
+            "normalised means ± s.e.")
+
+
 def table_caption(
     table: pd.DataFrame,
     ci: float = DEFAULT_CI,
@@ -581,8 +675,7 @@ def table_caption(
     text = (
         defined[0][:1].upper() + defined[0][1:]
         + ("" if len(defined) == 1 else "; " + "; ".join(defined[1:]))
-        + f". Every cell: mean ± s.e. {_seed_text(table)} (s.e. = standard error = "
-        "std(ddof=1)/√n)."
+        + f". Every cell: {_cell_text(table)}."
     )
     marked = [METRIC_NAMES.get(m, m) for m in metrics if is_marked(m)]
     if marked:
@@ -632,7 +725,8 @@ def with_overall(table: pd.DataFrame) -> pd.DataFrame:
     if "metric" not in table.columns:
         normalised = normalised_regret(table)
         overall = normalised[normalised["benchmark"] == OVERALL_LABEL]
-        combined = pd.concat([table, overall[table.columns]], ignore_index=True)
+        combined = pd.concat([table, overall.reindex(columns=table.columns)],
+                             ignore_index=True)
         combined.attrs.update(table.attrs)
         return combined
     parts = [table]
@@ -642,7 +736,7 @@ def with_overall(table: pd.DataFrame) -> pd.DataFrame:
         normalised = normalised_regret(table[table["metric"] == metric].drop(columns="metric"))
         overall = normalised[normalised["benchmark"] == OVERALL_LABEL].copy()
         overall["metric"] = metric
-        parts.append(overall[table.columns])
+        parts.append(overall.reindex(columns=table.columns))
     combined = pd.concat(parts, ignore_index=True)
     combined.attrs.update(table.attrs)
     return combined
@@ -659,7 +753,10 @@ def wide_csv_table(table: pd.DataFrame, metric: str, ci: float = DEFAULT_CI) -> 
     marked = mark_best(table, ci)
     keys = _row_keys(marked)
     primary = marked[marked["metric"] == metric].drop(columns="metric")
-    out = primary[[*keys, "algorithm", "mean", "se", "n", "best", "tied"]].reset_index(drop=True)
+    extra = ([c for c in INTERVAL_COLUMNS if c in primary.columns]
+             if table_aggregate(table) != DEFAULT_AGGREGATE else [])
+    out = primary[[*keys, "algorithm", "mean", "se", "n", *extra, "best", "tied"]].reset_index(
+        drop=True)
     for other in _metrics_of(marked):
         if other == metric:
             continue
@@ -700,6 +797,8 @@ def campaign_summary(
     campaign: xr.Dataset,
     metrics: Sequence[str] = TABLE_METRICS,
     labels: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    aggregate: str = DEFAULT_AGGREGATE,
 ) -> pd.DataFrame:
     """:func:`summary_tables` with the campaign's labels, variant notes and setting in attrs.
 
@@ -714,7 +813,7 @@ def campaign_summary(
         recorded_algorithm_options,
     )
 
-    table = summary_tables(campaign, metrics)
+    table = summary_tables(campaign, metrics, aggregate=aggregate)
     names = campaign_labels(campaign, labels)
     keys = list(pd.unique(table["algorithm"]))
     table.attrs["labels"] = {k: names.get(k, k) for k in keys}
@@ -739,6 +838,7 @@ def write_tables(
     ci: float = DEFAULT_CI,
     digits: int = 3,
     labels: Mapping[str, Mapping[str, Any]] | None = None,
+    aggregate: str = DEFAULT_AGGREGATE,
 ) -> list[Path]:
     """Write the tables of each metric in each of ``formats`` (:data:`TABLE_FORMATS`).
 
@@ -757,7 +857,7 @@ def write_tables(
     # the companions a campaign records (every run file has all three; synthetic ones may not)
     present = set(available_metrics(campaign))
     shown = list(dict.fromkeys([*metrics, *(m for m in TABLE_METRICS if m in present)]))
-    full = campaign_summary(campaign, shown, labels)
+    full = campaign_summary(campaign, shown, labels, aggregate=aggregate)
     setting = full.attrs["setting"]
     written = []
     for metric in metrics:

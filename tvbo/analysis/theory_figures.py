@@ -45,6 +45,7 @@ from tvbo.analysis.bounds import (
     upper_bound_icml,
     upper_bound_metronome,
 )
+from tvbo.analysis.figure_output import FigureOptions
 from tvbo.models.nstar import cubic_response_time, nstar, squared_norm_u
 
 #: temporal lengthscale (s) and response time (s) of the n* and upper-bound figures
@@ -303,16 +304,17 @@ def theory_figures() -> dict[str, tuple[Figure, pd.DataFrame]]:
     }
 
 
-def write_theory(outdir: str | Path, *, dpi: int = 150) -> list[Path]:
-    """Save the theory figures (PNG) and one CSV of every plotted number under ``outdir``."""
+def write_theory(outdir: str | Path, *, options: FigureOptions | None = None) -> list[Path]:
+    """Save the theory figures (format, dpi and style of ``options``) and one CSV of every
+    plotted number under ``outdir``."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    options = options or FigureOptions()
     written, frames = [], []
-    for name, (fig, frame) in theory_figures().items():
-        path = outdir / FIGURE_FILES[name]
-        fig.savefig(path, dpi=dpi)
-        written.append(path)
-        frames.append(frame)
+    with options.context():
+        for name, (fig, frame) in theory_figures().items():
+            written.append(options.save(fig, outdir, Path(FIGURE_FILES[name]).stem))
+            frames.append(frame)
     data = outdir / DATA_FILE
     pd.concat(frames, ignore_index=True).to_csv(data, index=False)
     written.append(data)

@@ -33,13 +33,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from tvbo.analysis.figures import _panels
+from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.aggregate import band_label
+from tvbo.analysis.figure_output import FigureOptions
+from tvbo.analysis.figures import _panels, _zero_based, colour_palette
 from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.schema import RUN_KEYS
 
@@ -200,7 +202,7 @@ class _Colours:
         from tvbo.analysis.context import campaign_labels
 
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
-        palette = sns.color_palette("colorblind", max(len(self.algorithms), 1))
+        palette = colour_palette(len(self.algorithms))
         self.of = dict(zip(self.algorithms, palette, strict=False))
         #: legend names with the variant (W-DBO (robust)), as in every table and figure
         self.names = campaign_labels(campaign)
@@ -214,6 +216,12 @@ def _band(ax: Axes, table: pd.DataFrame, colour: object, *, log_y: bool, **style
     if log_y:  # a band reaching below 0 cannot be drawn on a log axis: clip it to the mean / 10
         low = np.where(low > 0, low, mean / 10.0)
     ax.fill_between(x, low, mean + se, color=colour, alpha=0.2, linewidth=0)
+
+
+def _band_title(fig: Figure, tables: list[pd.DataFrame]) -> None:
+    """Say what the bands are and over how many seeds (every what-if figure)."""
+    seeds = np.concatenate([t["n"].to_numpy(dtype=int) for t in tables]) if tables else []
+    fig.suptitle(band_label("mean_se", seeds), fontsize="small")
 
 
 def _benchmarks(campaign: xr.Dataset) -> list[Hashable]:
@@ -259,8 +267,10 @@ def regret_vs_speed(
             for algorithm, group in rows.groupby("algorithm", sort=False):
                 _band(ax, group, colours.of[str(algorithm)], log_y=False)
             _speed_axes(ax, speeds, QUANTITIES[metric], log_y=False)
-        panel[0].set_title(str(benchmark))
+            _zero_based(ax)
+        panel[0].set_title(benchmark_display_name(str(benchmark)))
     _legend(fig, colours)
+    _band_title(fig, tables)
     return fig, pd.concat(tables, ignore_index=True)
 
 
@@ -285,7 +295,8 @@ def nstar_vs_speed(
             for algorithm, group in rows.groupby("algorithm", sort=False):
                 _band(ax, group, colours.of[str(algorithm)], log_y=True, **dict(style))
         _speed_axes(ax, speeds, "observations", log_y=True)
-        ax.set_title(str(benchmark))
+        ax.set_title(benchmark_display_name(str(benchmark)))
+    _band_title(fig, [sizes])
     styles = [
         Line2D([], [], color="grey", linestyle="-", marker="o", label="dataset size (time avg)"),
         Line2D([], [], color="grey", linestyle="--", marker="*", label=f"n* ({summary})"),
@@ -309,15 +320,18 @@ def evaluations_vs_speed(
         for algorithm, group in rows.groupby("algorithm", sort=False):
             _band(ax, group, colours.of[str(algorithm)], log_y=True)
         _speed_axes(ax, speeds, QUANTITIES["evaluations"], log_y=True)
-        ax.set_title(str(benchmark))
+        ax.set_title(benchmark_display_name(str(benchmark)))
     _legend(fig, colours)
+    _band_title(fig, [table])
     return fig, table
 
 
 def write_whatif(
-    campaign: xr.Dataset, outdir: str | Path, *, nstar_summary: str = "median", dpi: int = 150
+    campaign: xr.Dataset, outdir: str | Path, *, nstar_summary: str = "median",
+    options: FigureOptions | None = None,
 ) -> list[Path]:
-    """Save the three what-if figures (PNG) and the table behind them (CSV) under ``outdir``.
+    """Save the three what-if figures (format, dpi and style of ``options``) and the table
+    behind them (CSV) under ``outdir``.
 
     The CSV is long form: ``benchmark, algorithm, speed, quantity, mean, se, n`` for every
     quantity of :data:`QUANTITIES`.
@@ -331,12 +345,12 @@ def write_whatif(
         "nstar_vs_speed": nstar_vs_speed,
         "evaluations_vs_speed": evaluations_vs_speed,
     }
+    options = options or FigureOptions()
     written = []
-    for name, make in makers.items():
-        fig, _ = make(campaign, runs=runs)
-        path = outdir / FIGURE_FILES[name]
-        fig.savefig(path, dpi=dpi)
-        written.append(path)
+    with options.context():
+        for name, make in makers.items():
+            fig, _ = make(campaign, runs=runs)
+            written.append(options.save(fig, outdir, Path(FIGURE_FILES[name]).stem))
     table = pd.concat([speed_table(runs, q) for q in QUANTITIES], ignore_index=True)
     table.attrs = {}
     data = outdir / DATA_FILE

@@ -4,7 +4,18 @@
 # of the subcategories Tables / Figures / Paper comparison.
 
 
+import shlex
+
 from tvbo.analysis.settings_caveat import config_caveat  # noqa: E402
+
+#: every figure rule writes this format, at this dpi and style (config `figures:`), and the
+#: tables, curves and what-if summaries aggregate seeds as config `aggregate:` says
+FIGURES = {"format": "png", "dpi": 150, "style": "paper", **config.get("figures", {})}
+FIGURE_EXT = FIGURES["format"]
+FIGURE_ARGS = shlex.join(
+    ["--format", FIGURES["format"], "--dpi", str(FIGURES["dpi"]), "--style", FIGURES["style"]]
+)
+AGGREGATE_ARGS = shlex.join(["--aggregate", config.get("aggregate", "mean_se")])
 
 
 rule regret_tables:
@@ -76,10 +87,11 @@ rule regret_tables:
         runtime=10,
         mem_mb=2000,
     params:
+        aggregate=AGGREGATE_ARGS,
         labels=label_options,
     shell:
         'tvbo table {input.campaign:q} --outdir "$(dirname {output.average_regret_csv:q})" '
-        "{params.labels} > {log:q} 2>&1"
+        "{params.labels} {params.aggregate} > {log:q} 2>&1"
 
 
 rule figures:
@@ -87,25 +99,32 @@ rule figures:
         campaign=rules.merge_runs.output.campaign,
     output:
         regret=report(
-            "results/{campaign}/figures/regret_vs_time.png",
+            f"results/{{campaign}}/figures/regret_vs_time.{FIGURE_EXT}",
             caption="../report/regret_vs_time.rst",
             category=CAMPAIGN,
             subcategory="Figures",
             labels={"figure": "regret vs time"},
         ),
         dataset_size=report(
-            "results/{campaign}/figures/dataset_size_vs_time.png",
+            f"results/{{campaign}}/figures/dataset_size_vs_time.{FIGURE_EXT}",
             caption="../report/dataset_size_vs_time.rst",
             category=CAMPAIGN,
             subcategory="Figures",
             labels={"figure": "dataset size vs time"},
         ),
         response_time=report(
-            "results/{campaign}/figures/response_time_vs_dataset_size.png",
+            f"results/{{campaign}}/figures/response_time_vs_dataset_size.{FIGURE_EXT}",
             caption="../report/response_time_vs_dataset_size.rst",
             category=CAMPAIGN,
             subcategory="Figures",
             labels={"figure": "response time vs dataset size"},
+        ),
+        ecdf=report(
+            f"results/{{campaign}}/figures/regret_target_ecdf.{FIGURE_EXT}",
+            caption="../report/regret_target_ecdf.rst",
+            category=CAMPAIGN,
+            subcategory="Figures",
+            labels={"figure": "performance profile (ECDF of regret targets)"},
         ),
     log:
         "results/{campaign}/logs/figures.log",
@@ -116,10 +135,12 @@ rule figures:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
+        aggregate=AGGREGATE_ARGS,
         labels=label_options,
     shell:
         'MPLBACKEND=Agg tvbo figures {input.campaign:q} --outdir "$(dirname {output.regret:q})" '
-        "{params.labels} > {log:q} 2>&1"
+        "{params.labels} {params.figure_args} {params.aggregate} > {log:q} 2>&1"
 
 
 rule normalised_regret_figure:
@@ -127,7 +148,7 @@ rule normalised_regret_figure:
         campaign=rules.merge_runs.output.campaign,
     output:
         figure=report(
-            "results/{campaign}/figures/normalised_regret.png",
+            f"results/{{campaign}}/figures/normalised_regret.{FIGURE_EXT}",
             caption="../report/normalised_regret.rst",
             category=CAMPAIGN,
             subcategory="Figures",
@@ -142,10 +163,11 @@ rule normalised_regret_figure:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
         labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper none "
-        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} {params.figure_args} > {log:q} 2>&1'
 
 
 rule paper_comparison:
@@ -174,7 +196,7 @@ rule paper_comparison:
             labels={"paper": "{paper}", "content": "table (latex)"},
         ),
         figure=report(
-            "results/{campaign}/comparison/{paper}/normalised_regret.png",
+            f"results/{{campaign}}/comparison/{{paper}}/normalised_regret.{FIGURE_EXT}",
             caption="../report/normalised_regret_vs_paper.rst",
             category=CAMPAIGN,
             subcategory="Paper comparison",
@@ -189,10 +211,11 @@ rule paper_comparison:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
         aliases=paper_alias_options,
         labels=label_options,
         # the report caption's "settings differ: ..." line (tvbo.analysis.settings_caveat)
         settings_caveat=lambda wildcards: config_caveat(config, wildcards.paper),
     shell:
         "MPLBACKEND=Agg tvbo compare {input.campaign:q} --paper {wildcards.paper} "
-        '{params.aliases} --outdir "$(dirname {output.csv:q})" {params.labels} > {log:q} 2>&1'
+        '{params.aliases} --outdir "$(dirname {output.csv:q})" {params.labels} {params.figure_args} > {log:q} 2>&1'

@@ -376,12 +376,20 @@ def final_outputs():
         suffix=[".csv", ".md", ".tex", "_normalised.csv"],
     )
     figures = expand(
-        "results/{campaign}/figures/{figure}.png",
+        "results/{campaign}/figures/{figure}.{ext}",
         campaign=CAMPAIGN,
-        figure=["regret_vs_time", "dataset_size_vs_time", "response_time_vs_dataset_size"],
+        ext=FIGURE_EXT,
+        figure=[
+            "regret_vs_time",
+            "dataset_size_vs_time",
+            "response_time_vs_dataset_size",
+            "regret_target_ecdf",
+        ],
     )
     if len(config["algorithms"]) >= 2:
-        figures += expand("results/{campaign}/figures/normalised_regret.png", campaign=CAMPAIGN)
+        figures += expand(
+            "results/{campaign}/figures/normalised_regret.{ext}", campaign=CAMPAIGN, ext=FIGURE_EXT
+        )
     comparisons = expand(
         "results/{campaign}/comparison/{paper}/{name}",
         campaign=CAMPAIGN,
@@ -390,7 +398,7 @@ def final_outputs():
             "paper_vs_tvbo.csv",
             "paper_vs_tvbo.md",
             "paper_vs_tvbo.tex",
-            "normalised_regret.png",
+            ".".join(["normalised_regret", FIGURE_EXT]),
         ],
     )
     extra = expand(

@@ -30,7 +30,7 @@ rule fit_health:
             labels={"content": "degenerate runs (csv)"},
         ),
         figure=report(
-            "results/{campaign}/fit_health/lengthscale_time.png",
+            f"results/{{campaign}}/fit_health/lengthscale_time.{FIGURE_EXT}",
             caption="../report/fit_health_lengthscale_time.rst",
             category=CAMPAIGN,
             subcategory="Fit health",
@@ -44,6 +44,8 @@ rule fit_health:
     resources:
         runtime=10,
         mem_mb=2000,
+    params:
+        figure_args=FIGURE_ARGS,
     shell:
         'MPLBACKEND=Agg tvbo fit-health {input.campaign:q} --outdir "$(dirname {output.table:q})" '
-        "> {log:q} 2>&1"
+        "{params.figure_args} > {log:q} 2>&1"

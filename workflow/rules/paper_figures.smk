@@ -9,7 +9,7 @@ rule paper_figures_sparq:
         campaign=rules.merge_runs.output.campaign,
     output:
         figure=report(
-            "results/{campaign}/paper_figures/sparq_average_regret.png",
+            f"results/{{campaign}}/paper_figures/sparq_average_regret.{FIGURE_EXT}",
             caption="../report/paper_sparq.rst",
             category=config["campaign"],
             subcategory="Paper figures",
@@ -31,10 +31,11 @@ rule paper_figures_sparq:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
         labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper sparq "
-        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} {params.figure_args} > {log:q} 2>&1'
 
 
 rule paper_figures_pegpucb:
@@ -42,7 +43,7 @@ rule paper_figures_pegpucb:
         campaign=rules.merge_runs.output.campaign,
     output:
         regret=report(
-            "results/{campaign}/paper_figures/pegpucb_regret.png",
+            f"results/{{campaign}}/paper_figures/pegpucb_regret.{FIGURE_EXT}",
             caption="../report/paper_pegpucb_regret.rst",
             category=config["campaign"],
             subcategory="Paper figures",
@@ -56,7 +57,7 @@ rule paper_figures_pegpucb:
             labels={"paper": "PE-GP-UCB", "content": "regret numbers (CSV)"},
         ),
         priors=report(
-            "results/{campaign}/paper_figures/pegpucb_prior_selection.png",
+            f"results/{{campaign}}/paper_figures/pegpucb_prior_selection.{FIGURE_EXT}",
             caption="../report/paper_pegpucb_priors.rst",
             category=config["campaign"],
             subcategory="Paper figures",
@@ -78,10 +79,11 @@ rule paper_figures_pegpucb:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
         labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper pegpucb "
-        '--outdir "$(dirname {output.regret:q})" {params.labels} > {log:q} 2>&1'
+        '--outdir "$(dirname {output.regret:q})" {params.labels} {params.figure_args} > {log:q} 2>&1'
 
 
 rule paper_figures_boke:
@@ -89,7 +91,7 @@ rule paper_figures_boke:
         campaign=rules.merge_runs.output.campaign,
     output:
         figure=report(
-            "results/{campaign}/paper_figures/boke_simple_regret.png",
+            f"results/{{campaign}}/paper_figures/boke_simple_regret.{FIGURE_EXT}",
             caption="../report/paper_boke.rst",
             category=config["campaign"],
             subcategory="Paper figures",
@@ -111,7 +113,8 @@ rule paper_figures_boke:
         runtime=10,
         mem_mb=2000,
     params:
+        figure_args=FIGURE_ARGS,
         labels=label_options,
     shell:
         "MPLBACKEND=Agg tvbo paper-figures {input.campaign:q} --paper boke "
-        '--outdir "$(dirname {output.figure:q})" {params.labels} > {log:q} 2>&1'
+        '--outdir "$(dirname {output.figure:q})" {params.labels} {params.figure_args} > {log:q} 2>&1'

@@ -9,14 +9,14 @@ rule parallel_whatif_figures:
         campaign=rules.merge_runs.output.campaign,
     output:
         average=report(
-            "results/{campaign}/parallel/parallel_average_regret_vs_k.png",
+            f"results/{{campaign}}/parallel/parallel_average_regret_vs_k.{FIGURE_EXT}",
             caption="../report/parallel_average_regret.rst",
             category=CAMPAIGN,
             subcategory="Parallel evaluators",
             labels={"figure": "average query regret vs k"},
         ),
         integrated=report(
-            "results/{campaign}/parallel/parallel_time_integrated_regret_vs_k.png",
+            f"results/{{campaign}}/parallel/parallel_time_integrated_regret_vs_k.{FIGURE_EXT}",
             caption="../report/parallel_time_integrated_regret.rst",
             category=CAMPAIGN,
             subcategory="Parallel evaluators",
@@ -37,6 +37,10 @@ rule parallel_whatif_figures:
     resources:
         runtime=10,
         mem_mb=2000,
+    params:
+        figure_args=FIGURE_ARGS,
+        aggregate=AGGREGATE_ARGS,
     shell:
         "MPLBACKEND=Agg tvbo parallel-whatif {input.campaign:q} "
-        '--outdir "$(dirname {output.summary:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.summary:q})" {params.figure_args} '
+        "{params.aggregate} > {log:q} 2>&1"

@@ -7,21 +7,21 @@
 rule theory_figures:
     output:
         nstar=report(
-            "results/{campaign}/theory/nstar_curves.png",
+            f"results/{{campaign}}/theory/nstar_curves.{FIGURE_EXT}",
             caption="../report/theory_nstar_curves.rst",
             category=CAMPAIGN,
             subcategory="Theory",
             labels={"figure": "n* curves"},
         ),
         eps_c=report(
-            "results/{campaign}/theory/eps_c_vs_frequency.png",
+            f"results/{{campaign}}/theory/eps_c_vs_frequency.{FIGURE_EXT}",
             caption="../report/theory_eps_c.rst",
             category=CAMPAIGN,
             subcategory="Theory",
             labels={"figure": "eps_c vs sampling frequency"},
         ),
         bounds=report(
-            "results/{campaign}/theory/upper_bounds_vs_n.png",
+            f"results/{{campaign}}/theory/upper_bounds_vs_n.{FIGURE_EXT}",
             caption="../report/theory_upper_bounds.rst",
             category=CAMPAIGN,
             subcategory="Theory",
@@ -42,5 +42,7 @@ rule theory_figures:
     resources:
         runtime=10,
         mem_mb=1000,
+    params:
+        figure_args=FIGURE_ARGS,
     shell:
-        'MPLBACKEND=Agg tvbo theory --outdir "$(dirname {output.data:q})" > {log:q} 2>&1'
+        'MPLBACKEND=Agg tvbo theory --outdir "$(dirname {output.data:q})" {params.figure_args} > {log:q} 2>&1'

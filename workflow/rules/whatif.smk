@@ -9,21 +9,21 @@ rule whatif_figures:
         campaign=rules.merge_runs.output.campaign,
     output:
         regret=report(
-            "results/{campaign}/whatif/regret_vs_speed.png",
+            f"results/{{campaign}}/whatif/regret_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_regret.rst",
             category=CAMPAIGN,
             subcategory="What-if",
             labels={"figure": "regret vs speed"},
         ),
         nstar=report(
-            "results/{campaign}/whatif/nstar_and_dataset_size_vs_speed.png",
+            f"results/{{campaign}}/whatif/nstar_and_dataset_size_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_nstar.rst",
             category=CAMPAIGN,
             subcategory="What-if",
             labels={"figure": "n* and dataset size vs speed"},
         ),
         evaluations=report(
-            "results/{campaign}/whatif/evaluations_vs_speed.png",
+            f"results/{{campaign}}/whatif/evaluations_vs_speed.{FIGURE_EXT}",
             caption="../report/whatif_evaluations.rst",
             category=CAMPAIGN,
             subcategory="What-if",
@@ -44,6 +44,8 @@ rule whatif_figures:
     resources:
         runtime=10,
         mem_mb=2000,
+    params:
+        figure_args=FIGURE_ARGS,
     shell:
         "MPLBACKEND=Agg tvbo whatif {input.campaign:q} "
-        '--outdir "$(dirname {output.summary:q})" > {log:q} 2>&1'
+        '--outdir "$(dirname {output.summary:q})" {params.figure_args} > {log:q} 2>&1'

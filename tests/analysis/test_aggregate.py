@@ -1,0 +1,88 @@
+"""The ``aggregate`` option: one module, three estimators, used by tables and curves."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tests.analysis.test_compare import make_campaign
+from tvbo.analysis.aggregate import (
+    AGGREGATES,
+    band_label,
+    check_aggregate,
+    mean_se,
+    summarise,
+    summarise_columns,
+)
+from tvbo.analysis.tables import separated_best, separated_best_intervals, write_tables
+
+#: one diverged seed (40.0) drags algorithm a's mean above b's; its median stays below
+VALUES = {("b1", "a"): [1.0, 1.1, 1.2, 1.3, 40.0], ("b1", "b"): [2.0, 2.1, 2.2, 2.3, 2.4],
+          ("b2", "a"): [3.0, 3.0, 3.5, 4.0, 4.5], ("b2", "b"): [5.0, 5.5, 6.0, 6.5, 7.0]}
+
+
+def test_each_estimator_against_numpy_and_scipy() -> None:
+    x = np.array([1.0, 1.1, 1.2, 1.3, 40.0, np.nan])
+    finite = x[np.isfinite(x)]
+    mean, se, n = mean_se(x)
+    assert (mean, n) == (pytest.approx(finite.mean()), 5)
+    assert se == pytest.approx(finite.std(ddof=1) / math.sqrt(5))
+    assert summarise(x, "mean_se") == pytest.approx((mean, mean - se, mean + se, 5))
+    assert summarise(x, "median_iqr") == pytest.approx((1.2, 1.1, 1.3, 5))
+    iqm = summarise(x, "iqm_bootstrap")
+    assert iqm.centre == pytest.approx(stats.trim_mean(finite, 0.25))
+    assert iqm.low <= iqm.centre <= iqm.high and iqm.n == 5
+    assert summarise(x, "iqm_bootstrap") == iqm  # fixed seed: reproducible interval
+    assert math.isnan(summarise([3.0], "median_iqr").low)
+    with pytest.raises(ValueError, match="unknown aggregate 'mode'; valid: mean_se, "
+                                         "median_iqr, iqm_bootstrap"):
+        check_aggregate("mode")
+
+
+@pytest.mark.parametrize("aggregate", AGGREGATES)
+def test_columns_equal_the_scalar_summary(aggregate: str) -> None:
+    rng = np.random.default_rng(3)
+    matrix = rng.lognormal(size=(5, 7))
+    matrix[0, 2] = matrix[3, 5] = np.nan  # seeds missing at some points
+    centre, low, high, n = summarise_columns(matrix, aggregate)
+    for j in range(matrix.shape[1]):
+        expected = summarise(matrix[:, j], aggregate)
+        assert (centre[j], low[j], high[j]) == pytest.approx(expected[:3])
+        assert n[j] == expected.n
+
+
+def test_band_label_says_what_and_how_many_seeds() -> None:
+    assert band_label("mean_se", [5, 5]) == "line: mean, band: ± 1 s.e., over 5 seeds"
+    assert band_label("median_iqr", [3, 5]) == "line: median, band: IQR (Q1-Q3), over 3-5 seeds"
+
+
+def test_median_iqr_changes_the_table_values_not_only_the_labels(tmp_path: Path) -> None:
+    campaign = make_campaign(VALUES)
+    mean_dir, median_dir = tmp_path / "mean", tmp_path / "median"
+    write_tables(campaign, mean_dir, formats=("csv", "md"))
+    write_tables(campaign, median_dir, formats=("csv", "md"), aggregate="median_iqr")
+    by_mean = pd.read_csv(mean_dir / "average_regret.csv").set_index(["benchmark", "algorithm"])
+    by_median = pd.read_csv(median_dir / "average_regret.csv").set_index(
+        ["benchmark", "algorithm"])
+    assert by_median.loc[("b1", "a"), "centre"] == pytest.approx(1.2)
+    assert by_median.loc[("b1", "a"), ["low", "high"]].tolist() == pytest.approx([1.1, 1.3])
+    # the diverged seed: by the mean a is worse than b on b1, by the median a is best (bold)
+    assert not by_mean.loc[("b1", "a"), "best"] and by_median.loc[("b1", "a"), "best"]
+    mean_md = (mean_dir / "average_regret.md").read_text()
+    median_md = (median_dir / "average_regret.md").read_text()
+    assert "8.92 ± 7.77" in mean_md and "1.20 [1.10, 1.30]" in median_md
+    assert "8.92" not in median_md.split("Overall")[0]
+    assert "Every cell: median [IQR (Q1-Q3)] over 5 seeds" in median_md
+
+
+def test_interval_marks_equal_the_se_marks_on_mean_se_intervals() -> None:
+    means, ses = np.array([1.0, 1.5, 3.0, np.nan]), np.array([0.3, 0.3, 0.1, 0.1])
+    for ci in (0.0, 1.0, 2.0):
+        got = separated_best_intervals(means, means - ci * ses, means + ci * ses)
+        want = separated_best(means, ses, ci)
+        assert all((g == w).all() for g, w in zip(got, want, strict=True))
