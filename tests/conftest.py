@@ -14,3 +14,47 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 from tvbo.blas_kernel import pin_kernel  # noqa: E402
 
 pin_kernel()
+
+
+
+import copy  # noqa: E402
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+#: module -> registries a test may fill in-process (a plugin loaded by `cli.main(["--plugin", ..])`)
+_REGISTRIES = {
+    "tvbo.algorithms": ("_CUSTOM",),
+    "tvbo.benchmarks": ("_REGISTRY",),
+    "tvbo.plugins": ("_LOADED", "_MODULES", "_entry_points_loaded"),
+}
+
+
+def _state() -> dict[tuple[str, str], object]:
+    """A copy of every registry of a module already imported (containers one level deep)."""
+    return {(module, name): copy.copy(getattr(sys.modules[module], name))
+            if name != "_LOADED" else
+            {k: dict(v) for k, v in getattr(sys.modules[module], name).items()}
+            for module, names in _REGISTRIES.items() if module in sys.modules for name in names}
+
+
+@pytest.fixture(autouse=True)
+def _plugin_registrations_are_undone():
+    """A test that registers a plugin's names does so for itself only: later tests (e.g. `tvbo
+    list` against the catalogue) see the built-ins. Containers are restored in place, so every
+    module holding a reference sees the restored contents; a module first imported by the test
+    is reset to its import-time state (empty registries)."""
+    before = _state()
+    yield
+    for module, name in _state():
+        saved = before.get((module, name))
+        target = getattr(sys.modules[module], name)
+        if isinstance(target, dict):
+            restored = saved if saved is not None else (
+                {k: {} for k in target} if name == "_LOADED" else {})
+            target.clear()
+            target.update(restored)
+        elif isinstance(target, list):
+            target[:] = saved or []
+        else:  # a flag
+            setattr(sys.modules[module], name, saved if saved is not None else False)

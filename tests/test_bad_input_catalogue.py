@@ -51,8 +51,9 @@ def workspace(tmp_path_factory) -> Path:
     (root / "plain.txt").write_text("a regular file\n")
     (root / "truncated.nc").write_bytes((root / "campaign.nc").read_bytes()[:3000])
     (root / "folder").mkdir()
-    (root / "res" / "bolt_paper").mkdir(parents=True)
-    shutil.copy(root / "truncated.nc", root / "res" / "bolt_paper" / "campaign.nc")
+    # the spec's BOLT [B] campaign runs on the offline Temperature day (its results folder)
+    (root / "res" / "bolt_paper_offline-day").mkdir(parents=True)
+    shutil.copy(root / "truncated.nc", root / "res" / "bolt_paper_offline-day" / "campaign.nc")
     coefficients = {"flop": 1e-9, "kernel": 0.0, "call": 1e-4, "step": 0.0}
     (root / "missing.yaml").write_text(yaml.safe_dump(
         {"name": "m", "coefficients": {"flop": 1e-9}}))

@@ -250,13 +250,19 @@ def _dry_run_commands(tmp_path: Path, config: dict[str, Any]) -> list[list[str]]
 
 def test_workflow_passes_every_config_option(tmp_path) -> None:
     config = yaml.safe_load((REPO / ".test" / "config.yaml").read_text())
-    values = {**SAMPLES, "profile": None, "overlap": False}  # profile needs compute counted
+    # profile needs compute counted; one evaluator: SparQ-GP-UCB (below) asks its expert inside
+    # each iteration, a sequential protocol (the CLI round trip above covers evaluators)
+    values = {**SAMPLES, "profile": None, "overlap": False, "evaluators": 1,
+              "pending": "hallucinate"}  # pending: passed only with k > 1 or overlap
     config.update(
         benchmarks=["ackley"], seeds=[values["seed"]], speeds=[values["speed"]],
         evaluators=[values["evaluators"]], overlap=[values["overlap"]],
         benchmark_options={"ackley": {"cost": values["cost"], "noise_var": values["noise_var"],
                                       "options": {"oracle_grid_step": 2}}},
-        algorithm_options={"gp-ucb": {"beta": 2.0, "label": "GP-UCB (beta 2)"}},
+        # SparQ-GP-UCB: the expert options (expert_cost, expert_noise_var) need an algorithm that
+        # asks the expert, or the config check refuses them
+        algorithms=["sparq-gp-ucb"],
+        algorithm_options={"sparq-gp-ucb": {"beta": 2.0, "label": "SparQ (beta 2)"}},
         **{o.config: values[o.name] for o in runspec.RUN_SPEC
            if o.config and not o.grid and "." not in o.config},
     )
@@ -266,7 +272,7 @@ def test_workflow_passes_every_config_option(tmp_path) -> None:
     for opt in runspec.RUN_SPEC:
         if opt.config and opt.kind != "name":
             assert getattr(args, opt.name) == values[opt.name], (opt.name, command)
-    assert (args.benchmark, args.algorithm) == ("ackley", "gp-ucb")
+    assert (args.benchmark, args.algorithm) == ("ackley", "sparq-gp-ucb")
 
 
 # -- the one check: messages name the field as the caller spells it -------------------------------

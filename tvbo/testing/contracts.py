@@ -138,7 +138,7 @@ def check_determinism(name: str) -> None:
     again = preset_grid.digest_dataset(_simulate(name, 0))
     changed = sorted(k for k in first.keys() | again.keys() if first.get(k) != again.get(k))
     assert not changed, f"{name}: two runs with seed 0 differ in {', '.join(changed)}"
-    other = _simulate(name, 1, max_iterations=preset_grid.WARMUP)
+    other = _simulate(name, 1, max_iterations=preset_grid.WARMUP + 1)  # warm-up and one query
     x0 = np.asarray(algorithm_run(name)["x"].values).reshape(-1, np.shape(other["x"])[-1])
     x1 = np.asarray(other["x"].values).reshape(-1, x0.shape[1])
     w = preset_grid.WARMUP

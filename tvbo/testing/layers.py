@@ -119,6 +119,9 @@ UNITS: dict[str, tuple[str, ...]] = {
         # the one declaration of the run options (tvbo.runspec): generates the CLI's flags and the
         # schema, checks the API and the engine's options (its checks read sim's profiles)
         "tvbo.runspec",
+        # the output-path checks of the commands and the run-size guard of the option check
+        "tvbo.outputs",
+        "tvbo.resources",
     ),
     # helpers for tvbo's own tests: may use everything, and nothing in the package uses them
     "testing": ("tvbo.testing",),
