@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xarray as xr
 import yaml
 
 import tvbo.api
@@ -59,6 +60,7 @@ def workspace(tmp_path_factory) -> Path:
         {"name": "m", "coefficients": {"flop": 1e-9}}))
     (root / "wordy.yaml").write_text(yaml.safe_dump(
         {"name": "w", "coefficients": {**coefficients, "call": "fast"}}))
+    xr.Dataset({"x": ("i", [1.0])}).to_netcdf(root / "noregret.nc")  # netCDF, no campaign
     (root / "yaml11.yaml").write_text(
         "name: y\ncoefficients: {flop: 1e-11, kernel: 0.0, call: 1.0e-4, step: 0.0}\n")
     return root
@@ -121,6 +123,13 @@ CLI_CASES: list[tuple[list[str], list[str]]] = [
     (["paper-figures", "campaign.nc", "--paper", "boke", "--outdir", "plain.txt"],
      ["existing file"]),
     (["theory", "--outdir", "plain.txt"], ["existing file"]),
+    # -- items 10, 11: a paper's figures without its algorithm; a file that is no campaign --
+    (["paper-figures", "campaign.nc", "--paper", "sparq", "--outdir", "sp"],
+     ["campaign.nc", "the sparq figures", "sparq-gp-ucb", "no run of it"]),
+    (["paper-figures", "campaign.nc", "--paper", "boke", "--outdir", "bk"],
+     ["boke or boke-plus", "gp-ucb"]),
+    (["table", "noregret.nc", "--outdir", "t"],
+     ["noregret.nc", "no 'average_regret'", "tvbo merge"]),
     (["runs", "campaign.nc", "--out", "folder"], ["existing folder"]),
     (["runs", "campaign.nc", "--out", "plain.txt/runs.csv"], ["not a folder"]),
     (["runs", "campaign.nc", "--out", ""], ["--out is empty"]),
@@ -299,6 +308,7 @@ CONFIG_CASES: list[tuple[dict[str, Any], list[str]]] = [
     ({"algorithm_options": {"gp-ucb": {"surrogate": 5}}},
      ["algorithm_options.gp-ucb.surrogate = 5", "part name or a mapping"]),
     ({"horizon": "1.0e12"}, ["horizon", "YAML read it as a string", "1.0e+12"]),
+    ({"paper_figures": ["sparq"]}, ["paper_figures", "sparq-gp-ucb", "gp-ucb"]),
     ({"time_grid_step": "5e-3"}, ["time_grid_step", "YAML read it as a string"]),
     ({"horizon": 1e12}, ["memory", "confirm_large"]),
     ({"time_grid_step": 1e-9}, ["memory", "time_grid_step"]),

@@ -685,8 +685,11 @@ def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
-    from tvbo.analysis.paper_figures import write_paper_figures
+    from tvbo.analysis.context import recorded_algorithm_options
+    from tvbo.analysis.paper_figures import check_paper_algorithms, write_paper_figures
 
+    presets = [o.get("preset") for o in recorded_algorithm_options(campaign).values()]
+    check_paper_algorithms(args.paper, [*campaign["algorithm"].values, *presets], args.campaign)
     with created_dir(outdir):
         for path in write_paper_figures(campaign, outdir, args.paper,
                                         options=_figure_options(args)):

@@ -551,6 +551,20 @@ def _check_paper_aliases(cfg: Mapping[str, Any]) -> None:
                         f"campaign's algorithms: {', '.join(cfg['algorithms'])}")
 
 
+def _check_paper_figures(cfg: Mapping[str, Any]) -> None:
+    """A paper's figures need that paper's algorithm in the grid (by name or preset)."""
+    if not cfg.get("paper_figures"):
+        return
+    from tvbo.analysis.paper_figures import check_paper_algorithms
+
+    presets = [o.get("preset") for o in cfg["algorithm_options"].values() if isinstance(o, dict)]
+    for paper in cfg["paper_figures"]:
+        try:
+            check_paper_algorithms(paper, [*cfg["algorithms"], *presets], "the config")
+        except ValueError as err:
+            raise _fail(f"paper_figures: {err}") from None
+
+
 def _check_run_options(cfg: Mapping[str, Any], *, build: bool) -> None:
     """The run options (compute, profile, polynomial, horizon, time_grid_step, seeds, speeds,
     evaluators, overlap, pending, ...): the ONE check of :func:`tvbo.runspec.check_run_options`
@@ -741,6 +755,7 @@ def check_config(cfg: dict[str, Any], *, schema: str | Path | Mapping | None = N
     _check_compute_per_algorithm(cfg)
     _check_noise_protocols(cfg)
     _check_paper_aliases(cfg)
+    _check_paper_figures(cfg)
     if options:
         _check_algorithm_options(cfg)
         _check_benchmark_options(cfg)

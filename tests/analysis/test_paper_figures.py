@@ -172,7 +172,10 @@ def test_write_paper_figures_and_cli(campaign, tmp_path):
     with pytest.raises(ValueError, match="valid papers: sparq, pegpucb, boke"):
         write_paper_figures(campaign, tmp_path, "bolt")
 
-    path = write_campaign(campaign, tmp_path / "campaign.nc")
+    # the command refuses a paper's figures without that paper's algorithm: call bolt pe-gp-ucb
+    named = campaign.assign_coords(algorithm=[
+        "pe-gp-ucb" if a == "bolt" else str(a) for a in campaign["algorithm"].values])
+    path = write_campaign(named, tmp_path / "campaign.nc")
     out = tmp_path / "cli"
     assert main(["paper-figures", str(path), "--outdir", str(out), "--paper", "pegpucb",
                  "--dpi", "40"]) == 0

@@ -98,6 +98,7 @@ def test_the_good_control_downloads(base, tmp_path, requests):
         (["--retries", "0"], ["--retries", ">= 1"]),
         (["--retries", "two"], ["--retries", "two"]),
         (["--timeout", "-1"], ["--timeout", "-1"]),
+        (["--timeout", "1e308"], ["--timeout", "one day", "1e308"]),
         (["--mirror-files", '{"ok.txt.gz": {"sha256": "nothex"}}'],
          ["--mirror-files", "mirror_files['ok.txt.gz'].sha256", "nothex"]),
         (["--mirror-files", '{"other.zip": {"size": -5}}'],
@@ -108,7 +109,7 @@ def test_the_good_control_downloads(base, tmp_path, requests):
         (["--year", "1970"], ["1970", "1980"]),
     ],
     ids=["sha256-word", "sha256-short", "sha256-not-hex", "size-negative", "size-zero",
-         "size-fraction", "retries-zero", "retries-word", "timeout-negative",
+         "size-fraction", "retries-zero", "retries-word", "timeout-negative", "timeout-overflow",
          "mirror-sha256", "mirror-size", "mirror-name", "mirror-entry", "mirror-list",
          "year-1970"],
 )

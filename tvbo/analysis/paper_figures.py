@@ -27,7 +27,7 @@ frame holds exactly the plotted numbers, so tests and notes can quote them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,9 @@ from tvbo.results.schema import RUN_KEYS
 __all__ = [
     "CURVES",
     "PAPERS",
+    "PAPER_ALGORITHMS",
     "PAPER_FILES",
+    "check_paper_algorithms",
     "boke_figure",
     "pegpucb_regret_figure",
     "prior_selection",
@@ -58,6 +60,26 @@ __all__ = [
 ]
 
 PAPERS: tuple[str, ...] = ("sparq", "pegpucb", "boke")
+#: the algorithm(s) a paper's figures are about: without one of them, the figures would show only
+#: baselines in that paper's layout, which reads as a result of the paper's algorithm
+PAPER_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "sparq": ("sparq-gp-ucb",),
+    "pegpucb": ("pe-gp-ucb",),
+    "boke": ("boke", "boke-plus"),
+}
+
+
+def check_paper_algorithms(paper: str, algorithms: Iterable[str], where: str) -> None:
+    """Refuse ``paper``'s figures for ``where`` (a campaign file or a config) whose
+    ``algorithms`` (registry names or presets) hold none of the paper's own algorithms."""
+    wanted = PAPER_ALGORITHMS[paper]
+    present = sorted({str(a) for a in algorithms if a})
+    if not set(wanted) & set(present):
+        raise ValueError(
+            f"{where}: the {paper} figures show {' or '.join(wanted)} against its baselines, but "
+            f"it has no run of it (algorithms: {', '.join(present) or 'none'}); add "
+            f"{wanted[0]} to the algorithms or leave {paper} out"
+        )
 #: files written per paper by :func:`write_paper_figures` (the workflow declares these outputs)
 PAPER_FILES: dict[str, tuple[str, ...]] = {
     "sparq": ("sparq_average_regret.png", "sparq_average_regret.csv"),

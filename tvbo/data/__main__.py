@@ -189,13 +189,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the longest deadline of one attempt: a socket timeout must fit the C timeval (1e308 overflowed)
+MAX_TIMEOUT = 86400.0
+
+
 def _positive_seconds(value: str) -> float:
     try:
         seconds = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not (seconds > 0 and seconds < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {value}")
+    if not (0 < seconds <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds in (0, {MAX_TIMEOUT:g}] (one day), got {value}")
     return seconds
 
 

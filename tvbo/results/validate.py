@@ -371,6 +371,9 @@ def load_campaign(path: str | Path) -> xr.Dataset:
     :data:`MIXED_ALLOWED_ATTRIBUTE`) are not checked again.
     """
     ds = open_netcdf(path, "campaign", lazy=True)
+    if "average_regret" not in ds.data_vars:  # every run file records it: not a tvbo campaign
+        raise ValueError(f"{path}: not a tvbo campaign or run file: it has no 'average_regret' "
+                         "(merge run files with `tvbo merge runs/*.nc --out campaign.nc`)")
     allowed = parse_allow_mixed(str(ds.attrs.get(MIXED_ALLOWED_ATTRIBUTE, "")))
     check_consistent(_campaign_runs(ds, path), allowed)
     return ds
