@@ -188,3 +188,19 @@ def test_entry_points_are_found_without_any_flag(clean_plugins) -> None:
     assert algorithm.name == "es-entry"
     assert plugins.find("algorithms", "es-entry").source == (
         "entry point es-entry = ask_tell_example.tvbo_plugin:AskTellES")
+
+
+def test_example_plugins_depend_on_this_distribution_not_pypis_tvbo() -> None:
+    """PyPI's `tvbo` is another project (The Virtual Brain Ontology): a plugin that depends on
+    `tvbo` pulls it in, and its `tvbo` command replaces this one (seen after `.ci/run`)."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    projects = sorted(examples.glob("*/pyproject.toml"))
+    assert projects
+    for path in projects:
+        requires = tomllib.loads(path.read_text())["project"]["dependencies"]
+        names = {re.split(r"[\s<>=!~\[;]", r, maxsplit=1)[0].lower() for r in requires}
+        assert "tvbo-lab" in names and "tvbo" not in names, (path, requires)
