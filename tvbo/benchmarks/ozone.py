@@ -52,11 +52,9 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import xarray as xr
 
 from tvbo.benchmarks.realdata import (
     InterpolatedField,
@@ -65,6 +63,7 @@ from tvbo.benchmarks.realdata import (
     check_cost_table,
     check_options,
     json_safe,
+    open_prepared,
     positive_float,
     resolve_path,
 )
@@ -136,17 +135,7 @@ def load_ozone_field(path: str | os.PathLike[str], units: str = "ppb") -> Sensor
 
     if units not in UNITS:
         raise ValueError(f"unknown units {units!r}; valid units: {', '.join(UNITS)}")
-    if not Path(path).is_file():
-        raise FileNotFoundError(_missing_file_message(path))
-    try:
-        with xr.open_dataset(path) as opened:
-            ds = opened.load()
-    except (OSError, ValueError):  # not netCDF, truncated: xarray's backend text helps nobody
-        raise ValueError(
-            f"{os.fspath(path)!r} is not a readable prepared ozone field "
-            "(truncated, corrupt or not netCDF); prepare it again with "
-            "`python -m tvbo.data prepare-ozone` (data/README.md)"
-        ) from None
+    ds = open_prepared(path, _missing_file_message(path), "ozone field", "prepare-ozone")
     needed = ("ozone", "day", "x", "y", "longitude", "latitude", "site_id")
     missing = [v for v in needed if v not in ds.variables]
     if missing or ds["ozone"].dims != ("site", "day"):

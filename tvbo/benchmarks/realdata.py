@@ -52,9 +52,11 @@ import os
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import xarray as xr
 
 from tvbo.benchmarks.base import _DOMAIN_TOL, Benchmark
 from tvbo.benchmarks.tables import COST_TABLES
@@ -466,3 +468,25 @@ class SensorChoice(_FieldBenchmark):
 def resolve_path(path: str | os.PathLike[str]) -> str:
     """Absolute form of ``path`` (relative paths are relative to the working directory)."""
     return os.path.abspath(os.fspath(path))
+
+
+def open_prepared(path: str | os.PathLike[str], missing: str, field: str,
+                  command: str) -> Any:
+    """The prepared field at ``path``, loaded into memory as an xarray Dataset.
+
+    A missing file raises ``FileNotFoundError(missing)`` (the message that says how to prepare
+    it); a file that is not readable netCDF (truncated, corrupt) raises one ``ValueError`` naming
+    the file and ``python -m tvbo.data <command>``, instead of xarray's backend text, which helps
+    nobody. The Intel and ozone loaders share it.
+    """
+    if not Path(path).is_file():
+        raise FileNotFoundError(missing)
+    try:
+        with xr.open_dataset(path) as opened:
+            return opened.load()
+    except (OSError, ValueError):
+        raise ValueError(
+            f"{os.fspath(path)!r} is not a readable prepared {field} "
+            f"(truncated, corrupt or not netCDF); prepare it again with "
+            f"`python -m tvbo.data {command}` (data/README.md)"
+        ) from None

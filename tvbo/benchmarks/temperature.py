@@ -49,12 +49,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from tvbo.benchmarks.realdata import (
     InterpolatedField,
@@ -62,6 +60,7 @@ from tvbo.benchmarks.realdata import (
     SensorField,
     check_options,
     json_safe,
+    open_prepared,
     positive_float,
     resolve_path,
 )
@@ -136,17 +135,8 @@ def load_intel_field(
     """
     from tvbo.data.download import sha256_file
 
-    if not Path(path).is_file():
-        raise FileNotFoundError(_missing_file_message(path))
-    try:
-        with xr.open_dataset(path) as opened:
-            ds = opened.load()
-    except (OSError, ValueError):  # not netCDF, truncated: xarray's backend text helps nobody
-        raise ValueError(
-            f"{os.fspath(path)!r} is not a readable prepared Intel temperature field "
-            "(truncated, corrupt or not netCDF); prepare it again with "
-            "`python -m tvbo.data prepare-intel` (data/README.md)"
-        ) from None
+    ds = open_prepared(path, _missing_file_message(path), "Intel temperature field",
+                       "prepare-intel")
     needed = ("temperature", "time", "x", "y", "x_m", "y_m", "mote_id")
     missing = [v for v in needed if v not in ds.variables]
     if missing or ds["temperature"].dims != ("time", "sensor"):
