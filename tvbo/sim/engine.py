@@ -221,7 +221,7 @@ class Engine:
         counts = self.work.counts()
         cpu = self.work.cpu_seconds()
         n = self.algorithm.dataset_size()
-        if not warmup:
+        if not warmup and not self._work_checked:  # only until check_work has decided
             self._post_warmup_work += sum(sum(c.values()) for c in counts.values())
         phases = set(counts) | set(cpu) | {outer_phase}
         return {
