@@ -77,9 +77,10 @@ def test_scalar_time_broadcasts(time: str, grad: bool) -> None:
 
 
 def test_time_row_cache_never_goes_stale() -> None:
-    """The k_T row kept between scalar-time predictions is reused only for the same time, data
-    times, hyperparameters and kernel: after every change the prediction is bit for bit that of
-    a GP that never cached anything (array times take the uncached (m, n) path)."""
+    """The k_T row kept between scalar-time predictions is reused only for the same time while
+    the data times and hyperparameters stay unchanged: after every change the prediction is bit
+    for bit that of a GP that never cached anything (array times take the uncached (m, n)
+    path), and every change forgets the row explicitly."""
     X, T, y = make_data(20)
     gp = ExactGP(SeparableKernel(), HP)
     gp.set_data(X, T, y)
@@ -92,18 +93,44 @@ def test_time_row_cache_never_goes_stale() -> None:
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
     check(310.0)
-    row = gp._row_cache[4]
+    row = gp._row_cache[1]
     check(310.0)
-    assert gp._row_cache[4] is row and not row.flags.writeable  # reused, and protected
+    assert gp._row_cache[1] is row and not row.flags.writeable  # reused, and protected
     check(311.0)  # another time
-    gp.append(np.full(3, 0.5), 305.0, 1.0)  # new data times
-    check(311.0)
-    gp.remove(0)
-    check(311.0)
-    gp.set_hyperparameters(Hyperparameters(1.1, 0.3, 20.0, 0.05))  # new l_T
-    check(311.0)
-    gp.set_data(X[:7], T[:7] + 1.0, y[:7])  # same length history, other times
-    check(311.0)
+    changes = [
+        lambda: gp.append(np.full(3, 0.5), 305.0, 1.0),  # new data times
+        lambda: gp.remove(0),
+        lambda: gp.set_hyperparameters(Hyperparameters(1.1, 0.3, 20.0, 0.05)),  # new l_T
+        lambda: gp.set_data(X[:7], T[:7] + 1.0, y[:7]),  # same length history, other times
+        lambda: gp.set_point_noise(np.full(gp.n, 0.03)),
+    ]
+    for change in changes:
+        check(311.0)
+        assert gp._row_cache is not None
+        change()
+        assert gp._row_cache is None  # forgotten by the change itself
+        check(311.0)
+
+
+def test_time_row_cache_survives_no_in_place_change() -> None:
+    """An in-place change of the held times, committed with the same array and hyperparameter
+    objects (set_hyperparameters refactorises with ``self._T`` itself), must not return the
+    row of the old times: an identity-keyed cache would, explicit invalidation cannot."""
+    X, T, y = make_data(15)
+    gp = ExactGP(SeparableKernel(), HP)
+    gp.set_data(X, T, y)
+    Xs = np.random.default_rng(6).random((4, 3))
+    gp.predict(Xs, 320.0)  # row cached
+    held = gp._T
+    held -= 40.0  # in place: the same array object, other times
+    gp.set_hyperparameters(gp.hyperparameters)  # the same hyperparameters object
+    assert gp._T is held
+    a = gp.predict(Xs, 320.0)
+    fresh = ExactGP(SeparableKernel(), HP)
+    fresh.set_data(X, T - 40.0, y)
+    b = fresh.predict(Xs, np.full(len(Xs), 320.0))  # independent: the uncached (m, n) path
+    np.testing.assert_array_equal(a.mean, b.mean)
+    np.testing.assert_array_equal(a.var, b.var)
 
 
 def test_predict_leaves_inputs_and_state_untouched() -> None:

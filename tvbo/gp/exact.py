@@ -26,122 +26,39 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dpotri, dpotrs, dtrtrs
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.gp.linalg import (  # names other modules import from here, too
+    JITTER_START,
+    PIVOT_RTOL,
+    JitterError,
+    cho_inverse,
+    cho_solve,
+    cholesky_rank_one_update,
+    cholesky_with_jitter,
+    flops_inverse,
+    flops_matmul,
+    flops_rank_one,
+    flops_trisolve,
+    tri_solve,
+)
+from tvbo.gp.prediction import Prediction
+from tvbo.gp.space_time import joint_posterior
 from tvbo.work import WorkCounter
 
-#: First jitter, relative to ``signal_var + noise_var``; multiplied by 10 at each escalation.
-JITTER_START = 1e-10
-#: Largest jitter tried, relative to ``signal_var + noise_var``; beyond it factorisation fails.
-JITTER_CAP = 1e-2
-#: A pivot ``L_ii^2`` below this (relative to ``signal_var + noise_var``) counts as a failed
-#: factorisation even if LAPACK accepted it: such a factor is dominated by rounding error.
-#: It sits two decades below :data:`JITTER_START` so the first jitter always suffices for it.
-PIVOT_RTOL = 1e-12
+__all__ = [
+    "JITTER_START",
+    "ExactGP",
+    "JitterError",
+    "Prediction",
+    "cholesky_with_jitter",
+    "flops_matmul",
+    "flops_trisolve",
+]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-
-
-# -- textbook flop counts (tvbo/work.py) ----------------------------------------------------
-def flops_cholesky(n: int) -> float:
-    return n**3 / 3.0
-
-
-def flops_trisolve(n: int, nrhs: int = 1) -> float:
-    return float(n * n * nrhs)
-
-
-def flops_matmul(a: int, b: int, c: int) -> float:
-    return 2.0 * a * b * c
-
-
-def flops_rank_one(n: int) -> float:
-    return 2.0 * n * n
-
-
-def flops_inverse(n: int) -> float:
-    return float(n**3)
-
-
-class JitterError(np.linalg.LinAlgError):
-    """Factorisation failed even at the capped jitter; ``escalations`` were tried first."""
-
-    def __init__(self, message: str, escalations: int) -> None:
-        super().__init__(message)
-        self.escalations = escalations
-
-
-def cholesky_with_jitter(
-    A: np.ndarray, scale: float, work: WorkCounter, *, start_jitter: float = 0.0
-) -> tuple[np.ndarray, float, int]:
-    """Lower Cholesky factor of ``A + jitter I`` with the smallest jitter that succeeds.
-
-    Starts at ``start_jitter`` (0 for a fresh factorisation); on failure the jitter becomes
-    ``JITTER_START * scale`` and is multiplied by 10 until the factorisation succeeds. Returns
-    ``(L, jitter, escalations)``; raises :class:`JitterError` (a ``LinAlgError``) once the jitter
-    would exceed ``JITTER_CAP * scale``. Every attempt is charged ``n^3/3`` flops.
-    """
-    n = A.shape[0]
-    jitter = float(start_jitter)
-    if not (math.isfinite(jitter) and jitter >= 0.0):
-        raise ValueError(f"start_jitter must be a finite number >= 0, got {start_jitter!r}")
-    escalations = 0
-    cap = JITTER_CAP * scale * (1.0 + 1e-9)
-    while True:
-        M = A if jitter == 0.0 else A + jitter * np.eye(n)
-        L, info = dpotrf(M, lower=1, clean=1, overwrite_a=0)
-        work.flops(flops_cholesky(n))
-        if info == 0 and (n == 0 or float(np.min(np.diag(L))) ** 2 > PIVOT_RTOL * scale):
-            return L, jitter, escalations
-        jitter = JITTER_START * scale if jitter == 0.0 else jitter * 10.0
-        if jitter > cap:
-            raise JitterError(
-                f"Cholesky factorisation of a {n}x{n} covariance failed even with jitter "
-                f"{jitter / 10.0:.3g} (= {JITTER_CAP:g} x (signal_var + noise_var)); "
-                "the hyperparameters or the data (duplicates with zero noise?) are degenerate",
-                escalations,
-            )
-        escalations += 1
-
-
-def cholesky_rank_one_update(L: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Lower factor of ``L L^T + v v^T`` (``L`` is modified in place and returned).
-
-    The classic Givens-style column sweep: 2 m^2 flops. It loops over the m columns with
-    vectorised column operations; a loop-free product form was measured to be slower beyond
-    m ~ 250 because ``np.cumsum`` over matrices is not vectorised.
-    """
-    v = np.array(v, dtype=float)
-    m = v.shape[0]
-    for k in range(m):
-        lkk = L[k, k]
-        r = math.hypot(lkk, v[k])
-        c = r / lkk
-        s = v[k] / lkk
-        L[k, k] = r
-        if k + 1 < m:
-            col = L[k + 1 :, k]
-            col += s * v[k + 1 :]
-            col /= c
-            tail = v[k + 1 :]
-            tail *= c
-            tail -= s * col
-    return L
-
-
-@dataclass
-class Prediction:
-    """Posterior at m points, in original (un-standardised) output units."""
-
-    mean: np.ndarray  # (m,)
-    var: np.ndarray  # (m,) latent f variance, plus noise if requested
-    dmean: np.ndarray | None = None  # (m, d) d mean / d x
-    dvar: np.ndarray | None = None  # (m, d) d var / d x
-
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
@@ -303,7 +220,7 @@ class ExactGP:
         if n:
             # = scipy.linalg.cho_solve((L, True), ys): the same LAPACK dpotrs, without the
             # wrapper's batching and checks (once per append/remove/refit)
-            self._alpha, info = dpotrs(self._L, self._ys, lower=1)
+            self._alpha, info = cho_solve(self._L, self._ys)
             if info != 0:
                 raise ValueError(f"illegal value in {-info}th argument of internal potrs")
         else:
@@ -345,6 +262,7 @@ class ExactGP:
         self.jitter_events += events
         self.jitter = jitter
         self._X, self._T, self._y, self._hp = X, T, y, hp
+        self._row_cache = None  # times and/or hyperparameters changed
         if self._prior_mean is not None:
             self._m = self.prior_mean(X)
         self._noise = noise
@@ -439,6 +357,7 @@ class ExactGP:
             L[n, :n] = row
             L[n, n] = math.sqrt(pivot)
             self._X, self._T, self._y, self._L = X, T, Y, L
+            self._row_cache = None  # a new time: the row grew
             self._noise = noise
             if self._m is not None:
                 self._m = np.append(self._m, float(self.prior_mean(x)[0]))
@@ -471,6 +390,7 @@ class ExactGP:
         self._L = newL
         self._X = np.delete(self._X, i, axis=0)
         self._T = np.delete(self._T, i)
+        self._row_cache = None  # a time left: the row shrank
         self._y = np.delete(self._y, i)
         if self._noise is not None:
             self._noise = np.delete(self._noise, i)
@@ -489,7 +409,7 @@ class ExactGP:
         n = self._L.shape[0]
         if n == 0:
             return np.asarray(B, dtype=float)
-        out, info = dtrtrs(self._L, B, lower=1, trans=trans, overwrite_b=overwrite)
+        out, info = tri_solve(self._L, B, trans, overwrite)
         if info != 0:
             raise np.linalg.LinAlgError(f"dtrtrs failed with info = {info} (n = {n})")
         return out
@@ -534,27 +454,28 @@ class ExactGP:
             tt = self._times(t, m, "t")
         return self._predict(X, tt, grad, include_noise)
 
-    #: (t, T, hyperparameters, kernel, k_T row) of the last scalar-time prediction
-    _row_cache: tuple | None = None
+    #: (t, k_T row) of the last scalar-time prediction; set to None by every change of the
+    #: data's times or of the hyperparameters (_refactorize, _append, remove)
+    _row_cache: tuple[float, np.ndarray | float] | None = None
 
     def _time_row(self, t: float) -> np.ndarray | float:
         """The k_T row ``k_T(|t - T_j|)`` (n,) of a ``scalar_time`` kernel at time ``t``, kept
-        while t, the data's times, the hyperparameters and the kernel stay the same objects.
+        until t changes or the data's times or the hyperparameters change.
 
         An acquisition step predicts at one time t for every one of its ~50 optimiser
         evaluations, so the row is computed once per step instead of once per evaluation; it
         is the very array the kernel would compute (read-only), so every float is the same.
-        ``_T`` and the hyperparameters are replaced, never modified, when the data or the
-        hyperparameters change, so holding them and comparing identities cannot go stale.
+        The row is forgotten explicitly wherever ``_T`` or ``_hp`` is assigned (the only places
+        they change: both are private, ``T`` is exposed read-only and hyperparameters are
+        frozen), not guessed from object identities. The kernel is fixed at construction.
         """
         c = self._row_cache
-        if (c is not None and c[0] == t and c[1] is self._T and c[2] is self._hp
-                and c[3] is self.kernel):
-            return c[4]
+        if c is not None and c[0] == t:
+            return c[1]
         row = self.kernel.time_factor(t, self._T, 1, self._T.shape[0], self._hp)
         if isinstance(row, np.ndarray):
             row.flags.writeable = False
-        self._row_cache = (t, self._T, self._hp, self.kernel, row)
+        self._row_cache = (t, row)
         return row
 
     def _predict(
@@ -619,7 +540,7 @@ class ExactGP:
         self.work.flops(flops_inverse(n))
         if n == 0:
             return np.empty((0, 0))
-        inv, info = dpotri(self._L, lower=1)
+        inv, info = cho_inverse(self._L)
         if info != 0:
             raise np.linalg.LinAlgError(f"dpotri failed with info = {info} for n = {n}")
         lower = np.tril(inv)
@@ -722,6 +643,4 @@ class ExactGP:
         """Posterior at the points ``(X[i], T[i])`` with gradients in (x, t): d + 1 columns."""
         if self._prior_mean is not None:
             raise ValueError("predict_space_time: not available with a prior mean")
-        from tvbo.gp.space_time import joint_posterior  # space_time imports this module
-
         return joint_posterior(self, X, T, grad=grad, include_noise=include_noise)

@@ -56,8 +56,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from tvbo.gp.exact import ExactGP, JitterError
-from tvbo.gp.fit import FitResult, LMLObjective, parameter_names
 from tvbo.gp.kernels import Hyperparameters
+from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
 
 __all__ = [
     "FIT_MODES",
@@ -72,13 +72,6 @@ __all__ = [
     "inv_softplus",
 ]
 
-#: hyperparameter names of :class:`~tvbo.gp.kernels.Hyperparameters`, in fitting order
-HYPERPARAMETERS: tuple[str, ...] = (
-    "signal_var",
-    "lengthscale_space",
-    "lengthscale_time",
-    "noise_var",
-)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -311,8 +304,7 @@ class FitMode:
         n = y.shape[0]
         scale = 1.0 / n if self.per_n else 1.0
         with gp.work.phase("fit"):
-            objective = LMLObjective(gp.kernel, gp.X, gp.T, y, fit_noise=True,
-                                     noise_var=start.noise_var, work=gp.work)
+            objective = LMLObjective.of_gp(gp, fit_noise=True, noise_var=start.noise_var)
             start_values = {name: getattr(start, name) for name in names}
 
             def theta_of(z: np.ndarray) -> tuple[np.ndarray, list[float]]:

@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.linalg import solve_triangular
 from scipy.spatial.distance import cdist
 
-from tvbo.gp.exact import Prediction, flops_matmul, flops_trisolve
+from tvbo.gp.linalg import flops_matmul, flops_trisolve, tri_solve
+from tvbo.gp.prediction import Prediction
 from tvbo.work import WorkCounter
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # exact.py imports this module for ExactGP.predict_space_time
     from tvbo.gp.exact import ExactGP
 
 __all__ = ["joint_posterior"]
@@ -69,7 +69,7 @@ def joint_posterior(
     K = sv * cs * ct
     L = gp.cholesky
     mean_s = K @ gp.alpha()
-    V = solve_triangular(L, K.T, lower=True, check_finite=False)
+    V = _solve(L, K.T, 0)
     var_s = np.maximum(sv - np.einsum("ij,ij->j", V, V), 0.0)
     work.flops(flops_matmul(m, n, 1) + flops_trisolve(n, m) + 2.0 * n * m)
     if include_noise:
@@ -77,7 +77,7 @@ def joint_posterior(
     s = gp.y_std
     dmean = dvar = None
     if grad:
-        W = solve_triangular(L, V, lower=True, trans=1, check_finite=False).T  # (m, n)
+        W = _solve(L, V, 1).T  # (m, n)
         alpha = gp.alpha()
         G = sv * ct * gp.kernel.space.d_dr_over_r(rs) / (ls * ls)  # dk/dx = G (x - x_j)
         Kt = sv * cs * dct * np.sign(lag) / lt  # dk/dt
@@ -93,3 +93,11 @@ def joint_posterior(
         work.kernel(2 * m * n)
         work.flops(flops_trisolve(n, m) + 2 * flops_matmul(m, n, d) + 10.0 * m * n)
     return Prediction(mean=mean_s * s + gp.y_mean, var=var_s * (s * s), dmean=dmean, dvar=dvar)
+
+
+def _solve(L: np.ndarray, B: np.ndarray, trans: int) -> np.ndarray:
+    """``L^{-1} B`` (trans 0) or ``L^{-T} B`` (trans 1); B is left untouched."""
+    out, info = tri_solve(L, B, trans)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dtrtrs failed with info = {info} (n = {L.shape[0]})")
+    return out
