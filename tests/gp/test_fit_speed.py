@@ -1,11 +1,12 @@
 """The fast paths of the GP fits give the same floats, bit for bit, as the plain formulations.
 
 The ``counted`` compute model charges virtual time from counted work and the preset digests pin
-every run's results, so the speed-ups of the fit (``LMLObjective.lml_and_grad``,
-``FitMode._adam_fused``, the in-place correlations) must not move a single bit. Each test
-compares a fast path with a plain re-statement of the same formula (the textbook expressions,
-scipy's ``cho_solve`` / ``cholesky_with_jitter``, ``adam_minimize`` on the objective closures)
-on random data, including the jitter-escalation and failed-factorisation branches.
+every run's results, so the fast forms of the fit (``LMLObjective.lml_and_grad``,
+``tvbo.gp.adam.adam_softplus_lml``, the in-place correlations) must not move a single bit. Each
+test compares a fast form with a plain re-statement of the same formula (the textbook
+expressions, scipy's ``cho_solve`` / ``cholesky_with_jitter``, ``adam_minimize`` on
+``RawObjective``) on random data, including the jitter-escalation and failed-factorisation
+branches.
 """
 
 from __future__ import annotations
@@ -205,10 +206,11 @@ def test_values_reject_what_the_dataclass_rejects():
 
 
 # ------------------------------------------------------------------------------------------------
-# the fused Adam loop against adam_minimize on the objective closures (fused=False)
+# Adam's fast form against adam_minimize on RawObjective (fused=False)
 # ------------------------------------------------------------------------------------------------
 def _custom_adam() -> FitMode:
-    """Every branch of the fused loop: a fixed value, an interval, priors, a GreaterThan."""
+    """A fixed value, an interval, priors, a GreaterThan: not GPyTorch's defaults, so both
+    flags run the reference form (the fast form is for softplus without priors only)."""
     return FitMode("custom", "test", {
         "signal_var": ParameterSpec(fixed=1.3),
         "lengthscale_space": ParameterSpec(Constraint("interval", 0.01, 5.0),
@@ -224,7 +226,7 @@ MODES = {
     "gpytorch-adam-600": lambda: gpytorch_adam(time_scale=600.0),
     "gpytorch-adam-no-mean": lambda: gpytorch_adam(steps=30, learn_mean=False, lr=0.5),
     # steps so large that lengthscales under/overflow: the failed-evaluation branches of the
-    # specialised loop (FitMode._adam_softplus)
+    # fast form (tvbo.gp.adam.adam_softplus_lml)
     "gpytorch-adam-wild": lambda: gpytorch_adam(steps=25, lr=300.0),
     "custom": _custom_adam,
 }

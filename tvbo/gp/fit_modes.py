@@ -55,16 +55,20 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from tvbo.gp.adam import ADAM_BETAS, ADAM_EPS, adam_minimize, adam_softplus_lml
 from tvbo.gp.exact import ExactGP, JitterError
 from tvbo.gp.kernels import Hyperparameters
 from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
 
 __all__ = [
+    "ADAM_BETAS",
+    "ADAM_EPS",
     "FIT_MODES",
     "Constraint",
     "FitMode",
     "GammaPrior",
     "ParameterSpec",
+    "RawObjective",
     "adam_minimize",
     "fit_mode_names",
     "resolve_fit_mode",
@@ -219,11 +223,97 @@ class ParameterSpec:
 
 
 OPTIMIZERS: tuple[str, ...] = ("adam", "lbfgs-raw")
-#: how the fused Adam loop gets a hyperparameter from the raw vector (FitMode._adam_fused)
-_FIXED, _SOFTPLUS, _SOFTPLUS_PLUS, _OTHER = range(4)
-#: torch.optim.Adam's defaults (betas, eps), used by every Adam fit here
-ADAM_BETAS: tuple[float, float] = (0.9, 0.999)
-ADAM_EPS: float = 1e-8
+
+
+class RawObjective:
+    """``(LML + log prior) * scale`` of a mode's raw parameter vector z and its gradient.
+
+    z holds the raw value of every fitted hyperparameter (fitting order), then the constant mean
+    c when it is learnt. The chain rule of the module docstring, ``dLML/dr = dLML/dlog h *
+    c'(r) / h``, plus each prior's ``log p(h)`` and ``d log p / dh``; ``scale`` is 1/n when the
+    objective is divided by n (``per_n``). A call records the best finite value evaluated
+    (:attr:`best_value`, :attr:`best_z`): the fallback installed when the optimiser's final
+    point is degenerate. The reference form of every mode's objective (Adam's fast form,
+    :func:`tvbo.gp.adam.adam_softplus_lml`, restates it for GPyTorch's defaults).
+    """
+
+    def __init__(self, objective: LMLObjective, specs: list[ParameterSpec], *,
+                 learn_mean: bool, per_n: bool) -> None:
+        self.objective = objective
+        self.specs = specs
+        self.free = [k for k, s in enumerate(specs) if s.fixed is None]
+        self.learn_mean = learn_mean
+        #: the standardised targets (objective.y is replaced by y - c when c is learnt)
+        self.y = objective.y
+        self.scale = 1.0 / objective.n if per_n else 1.0
+        self.best_value = -math.inf
+        self.best_z: np.ndarray | None = None
+        #: every hyperparameter fitted through softplus (+ a lower end), without a prior:
+        #: GPyTorch's defaults, the case of Adam's fast form
+        self.softplus_only = objective.fit_noise and all(
+            s.fixed is None and s.prior is None
+            and s.constraint.kind in ("positive", "greater_than") for s in specs
+        )
+        self.lowers = [s.constraint.lower if s.constraint.kind == "greater_than" else None
+                       for s in specs]
+        self.units = [s.unit for s in specs]
+
+    def start(self, warm: Hyperparameters | None) -> np.ndarray:
+        """z0: the raw values of ``warm`` (a warm start) or each spec's cold start, then c = 0."""
+        z0 = []
+        for k in self.free:
+            s = self.specs[k]
+            if warm is not None:
+                z0.append(s.constraint.raw(getattr(warm, self.objective.names[k]) / s.unit))
+            else:
+                z0.append(s.start_raw())
+        if self.learn_mean:
+            z0.append(0.0)
+        return np.asarray(z0, float)
+
+    def theta_of(self, z: np.ndarray) -> tuple[np.ndarray, list[float]]:
+        """log tvbo values and the constrained values h of the raw vector z."""
+        theta = np.empty(len(self.specs))
+        hs = []
+        for k, s in enumerate(self.specs):
+            h = s.fixed if s.fixed is not None else s.constraint.value(z[self.free.index(k)])
+            hs.append(h)
+            theta[k] = math.log(max(h, 1e-300) * s.unit)
+        return theta, hs
+
+    def __call__(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = self._value_and_grad(z)
+        if math.isfinite(value) and value > self.best_value:
+            self.best_value, self.best_z = value, np.array(z, float)
+        return value, grad
+
+    def _value_and_grad(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        objective, specs, scale = self.objective, self.specs, self.scale
+        theta, hs = self.theta_of(z)
+        if not all(math.isfinite(h) and h > 0 for h in hs):  # under/overflowed raw
+            return -math.inf, np.zeros_like(z)
+        if self.learn_mean:
+            objective.y = self.y - z[-1]
+        # a line search may try raw values whose h under/overflows (l -> 0): the
+        # kernel then yields inf * 0 = nan, handled as a failed evaluation just below
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            lml, g_log = objective(theta)
+        if not np.all(np.isfinite(g_log)):
+            lml = -math.inf
+        if not math.isfinite(lml):
+            return -math.inf, np.zeros_like(z)
+        total = lml
+        grad = np.zeros_like(z)
+        for j, k in enumerate(self.free):
+            s, h, r = specs[k], hs[k], z[j]
+            d = g_log[k] / h
+            if s.prior is not None:
+                total += s.prior.log_density(h)
+                d += s.prior.dlog_density_dh(h)
+            grad[j] = d * s.constraint.dvalue(r)
+        if self.learn_mean:
+            grad[-1] = float(np.sum(objective.alpha))
+        return total * scale, grad * scale
 
 
 @dataclass(frozen=True)
@@ -292,96 +382,44 @@ class FitMode:
     def fit(self, gp: ExactGP, start: Hyperparameters, *, fused: bool = True) -> FitResult:
         """Fit ``gp``'s hyperparameters, install them and return the outcome (``gp.n >= 1``).
 
-        ``fused`` (Adam only): run the optimiser through :meth:`_adam_fused`, the same
-        arithmetic as :func:`adam_minimize` on the objective closures below with the
-        interpreter overhead of one step cut to a minimum; ``False`` runs the plain
-        formulation (the reference the tests compare the fused loop with, bit for bit).
+        ``fused`` (Adam on GPyTorch's defaults only: every hyperparameter fitted through
+        softplus, no prior, i.e. ``gpytorch-adam``): run the loop's fast form,
+        :func:`tvbo.gp.adam.adam_softplus_lml`; ``False`` (and every other Adam mode) runs the
+        reference form, :func:`adam_minimize` on :class:`RawObjective`. Same bits either way
+        (tests/gp/test_fit_speed.py).
+
+        Measured gain of the fast form (this 2-core machine, one BLAS thread, CPU time):
+        see :data:`FAST_ADAM_GAIN`.
         """
         names = parameter_names(gp.kernel, True)
         specs = [self.spec(n) for n in names]
-        free = [i for i, s in enumerate(specs) if s.fixed is None]
-        y = np.asarray(gp.y_standardized, float)
-        n = y.shape[0]
-        scale = 1.0 / n if self.per_n else 1.0
         with gp.work.phase("fit"):
             objective = LMLObjective.of_gp(gp, fit_noise=True, noise_var=start.noise_var)
-            start_values = {name: getattr(start, name) for name in names}
-
-            def theta_of(z: np.ndarray) -> tuple[np.ndarray, list[float]]:
-                """log tvbo values and the constrained values h of the raw vector z."""
-                theta = np.empty(len(names))
-                hs = []
-                for k, s in enumerate(specs):
-                    h = s.fixed if s.fixed is not None else s.constraint.value(z[free.index(k)])
-                    hs.append(h)
-                    theta[k] = math.log(max(h, 1e-300) * s.unit)
-                return theta, hs
-
-            best: dict[str, Any] = {"value": -math.inf, "z": None}
-
-            def value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
-                """``(LML + log prior) * scale`` and its gradient w.r.t. the raw vector z."""
-                value, grad = _value_and_grad(z)
-                if math.isfinite(value) and value > best["value"]:
-                    best["value"], best["z"] = value, np.array(z, float)
-                return value, grad
-
-            def _value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
-                theta, hs = theta_of(z)
-                if not all(math.isfinite(h) and h > 0 for h in hs):  # under/overflowed raw
-                    return -math.inf, np.zeros_like(z)
-                if self.learn_mean:
-                    objective.y = y - z[-1]
-                # a line search may try raw values whose h under/overflows (l -> 0): the
-                # kernel then yields inf * 0 = nan, handled as a failed evaluation just below
-                with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                    lml, g_log = objective(theta)
-                if not np.all(np.isfinite(g_log)):
-                    lml = -math.inf
-                if not math.isfinite(lml):
-                    return -math.inf, np.zeros_like(z)
-                total = lml
-                grad = np.zeros_like(z)
-                for j, k in enumerate(free):
-                    s, h, r = specs[k], hs[k], z[j]
-                    d = g_log[k] / h
-                    if s.prior is not None:
-                        total += s.prior.log_density(h)
-                        d += s.prior.dlog_density_dh(h)
-                    grad[j] = d * s.constraint.dvalue(r)
-                if self.learn_mean:
-                    grad[-1] = float(np.sum(objective.alpha))
-                return total * scale, grad * scale
-
-            z0 = []
-            for k in free:
-                s = specs[k]
-                if self.warm_start:
-                    z0.append(s.constraint.raw(start_values[names[k]] / s.unit))
-                else:
-                    z0.append(s.start_raw())
-            if self.learn_mean:
-                z0.append(0.0)
-            z0 = np.asarray(z0, float)
+            raw = RawObjective(objective, specs, learn_mean=self.learn_mean, per_n=self.per_n)
+            z0 = raw.start(start if self.warm_start else None)
             if self.optimizer == "adam":
-                if fused:
+                if fused and raw.softplus_only:
                     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                        z, last, evals, message = self._adam_fused(
-                            objective, y, specs, free, z0, scale, best
-                        )
+                        z, last, best_value, best_z = adam_softplus_lml(
+                            objective, raw.y, raw.lowers, raw.units, z0, scale=raw.scale,
+                            learn_mean=self.learn_mean, lr=self.lr, steps=self.steps)
+                    if best_z is not None:
+                        raw.best_value, raw.best_z = best_value, np.array(best_z, float)
+                    evals = self.steps
+                    message = f"Adam: {self.steps} steps, lr {self.lr}; loss at the last evaluation"
                 else:
                     z, last, evals, message = adam_minimize(
-                        lambda v: _negate(value_and_grad(v)), z0, lr=self.lr, steps=self.steps
+                        lambda v: _negate(raw(v)), z0, lr=self.lr, steps=self.steps
                     )
                 success = math.isfinite(last)
                 value = -last
             else:
-                bounds = [specs[k].constraint.raw_bounds() for k in free]
+                bounds = [specs[k].constraint.raw_bounds() for k in raw.free]
                 if self.learn_mean:
                     bounds.append((None, None))
                 z0 = np.array([max(v, lo) if lo is not None else v
                                for v, (lo, _) in zip(z0, bounds, strict=True)])
-                res = minimize(lambda v: _negate(value_and_grad(v), finite=True), z0, jac=True,
+                res = minimize(lambda v: _negate(raw(v), finite=True), z0, jac=True,
                                method="L-BFGS-B", bounds=bounds,
                                options={"maxiter": self.maxiter})
                 z, evals, success = np.asarray(res.x, float), int(res.nfev), bool(res.success)
@@ -392,11 +430,11 @@ class FitMode:
             # is degenerate (an infinite objective or a failing factorisation), the best point
             # evaluated instead; if that fails too, the hyperparameters stay as they were
             candidates = [(z, value, message)]
-            if best["z"] is not None:
-                candidates.append((best["z"], best["value"],
+            if raw.best_z is not None:
+                candidates.append((raw.best_z, raw.best_value,
                                    message + "; final point degenerate, best evaluated installed"))
             for z_try, value_try, message_try in candidates:
-                hp = self._hyperparameters(theta_of(z_try)[0], names, gp.kernel.has_time)
+                hp = self._hyperparameters(raw.theta_of(z_try)[0], names, gp.kernel.has_time)
                 if hp is None or not math.isfinite(value_try):
                     continue
                 try:
@@ -406,237 +444,12 @@ class FitMode:
                     continue
                 if self.learn_mean:
                     message_try += f"; constant mean {float(z_try[-1]):.4g} (not installed)"
-                lml = value_try / scale if math.isfinite(value_try) else -math.inf
+                lml = value_try / raw.scale if math.isfinite(value_try) else -math.inf
                 return FitResult(hp, lml, evals, success, f"{self.name}: {message_try}",
                                  objective.jitter_events)
             return FitResult(start, -math.inf, evals, False,
                              f"{self.name}: every candidate point was degenerate; "
                              "hyperparameters left unchanged", objective.jitter_events)
-
-    def _adam_fused(
-        self,
-        objective: LMLObjective,
-        y: np.ndarray,
-        specs: list[ParameterSpec],
-        free: list[int],
-        z0: np.ndarray,
-        scale: float,
-        best: dict[str, Any],
-    ) -> tuple[np.ndarray, float, int, str]:
-        """:func:`adam_minimize` on ``-value_and_grad`` of :meth:`fit`, fused into one loop.
-
-        A fit of the W-DBO public code is 150 Adam steps on a dataset of a few dozen points, so
-        a step's cost is mostly the interpreter's: here the raw vector, Adam's moments and the
-        chain rule are Python floats (IEEE-identical to numpy's float64 scalars and arrays for
-        ``+ - * /`` and ``sqrt``), the objective is called through
-        :meth:`LMLObjective.lml_and_grad` (no prior in these modes' objective), and the
-        ``np.errstate`` is entered once by the caller. Every value, the order of every
-        operation and the best-point bookkeeping are those of the plain path (``fused=False``);
-        tests/gp/test_fit_speed.py checks the fitted results bit for bit against it.
-        """
-        if objective.fit_noise and len(specs) == 3 + objective.kernel.has_time and all(
-            spec.fixed is None and spec.prior is None
-            and spec.constraint.kind in ("positive", "greater_than") for spec in specs
-        ):  # every hyperparameter fitted through softplus, no prior: GPyTorch's defaults
-            return self._adam_softplus(objective, y, specs, z0, scale, best)
-        lr, steps = self.lr, self.steps
-        b1, b2 = ADAM_BETAS
-        eps = ADAM_EPS
-        m = len(z0)
-        z = [float(v) for v in z0]
-        mom = [0.0] * m
-        vel = [0.0] * m
-        zero = [0.0] * m
-        # per hyperparameter k: (how its value h follows from z, index into z, lower, spec);
-        # softplus-based constraints (GPyTorch's Positive / GreaterThan) are evaluated for the
-        # whole raw vector by one np.logaddexp call (the same ufunc loop as softplus() runs)
-        slots = []
-        for k, spec in enumerate(specs):
-            kind = spec.constraint.kind
-            code = (_FIXED if spec.fixed is not None else _SOFTPLUS if kind == "positive"
-                    else _SOFTPLUS_PLUS if kind == "greater_than" else _OTHER)
-            j = -1 if spec.fixed is not None else free.index(k)
-            slots.append((code, j, spec.constraint.lower, spec))
-        chain = [(j, k, specs[k], specs[k].constraint.kind in ("positive", "greater_than"))
-                 for j, k in enumerate(free)]
-        log, isfinite, sqrt, tanh = math.log, math.isfinite, math.sqrt, math.tanh
-        logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
-        learn_mean = self.learn_mean
-        values, lml_and_grad = objective.values, objective.lml_and_grad
-        loss = math.inf
-        for t in range(1, steps + 1):
-            # -- value_and_grad(z): (LML + log prior) * scale and its gradient -----------------
-            soft = logaddexp(0.0, as_array(z)).tolist()
-            hs = []
-            th = []
-            degenerate = False
-            for code, j, lower, spec in slots:
-                if code == _SOFTPLUS:
-                    h = soft[j]
-                elif code == _SOFTPLUS_PLUS:
-                    h = soft[j] + lower
-                elif code == _FIXED:
-                    h = spec.fixed
-                else:
-                    h = spec.constraint.value(z[j])
-                hs.append(h)
-                th.append(log(max(h, 1e-300) * spec.unit))
-                if not (isfinite(h) and h > 0):  # an under/overflowed raw value
-                    degenerate = True
-            value = -inf
-            if not degenerate:
-                if learn_mean:
-                    objective.y = y - z[-1]
-                lml, g_log = lml_and_grad(*values(as_array(th)))
-                if g_log is not None and isfinite(lml) and all(map(isfinite, g_log)):
-                    total = lml
-                    grad = [0.0] * m
-                    for j, k, spec, soft_kind in chain:
-                        h = hs[k]
-                        d = g_log[k] / h
-                        if spec.prior is not None:
-                            total += spec.prior.log_density(h)
-                            d += spec.prior.dlog_density_dh(h)
-                        # dh/dr: the sigmoid of _sigmoid() for softplus kinds
-                        r = z[j]
-                        grad[j] = d * (0.5 * (1.0 + tanh(0.5 * r)) if soft_kind
-                                       else spec.constraint.dvalue(r))
-                    if learn_mean:
-                        grad[-1] = float(objective.alpha.sum())
-                    value = total * scale
-            # -- the best point evaluated, and _negate -----------------------------------------
-            if isfinite(value):
-                if value > best["value"]:
-                    best["value"], best["z"] = value, as_array(z, float)
-                loss = -value
-                g = [-(gi * scale) for gi in grad]
-            else:
-                loss = math.inf
-                g = zero
-            # -- one Adam step (adam_minimize) ---------------------------------------------------
-            step = lr / (1.0 - b1**t)
-            c2 = sqrt(1.0 - b2**t)
-            for i in range(m):
-                gi = g[i]
-                mi = b1 * mom[i] + (1.0 - b1) * gi
-                vi = b2 * vel[i] + (1.0 - b2) * gi * gi
-                mom[i] = mi
-                vel[i] = vi
-                z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
-        return (np.array(z, float), float(loss), steps,
-                f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
-
-    def _adam_softplus(
-        self,
-        objective: LMLObjective,
-        y: np.ndarray,
-        specs: list[ParameterSpec],
-        z0: np.ndarray,
-        scale: float,
-        best: dict[str, Any],
-    ) -> tuple[np.ndarray, float, int, str]:
-        """:meth:`_adam_fused` for its common case, GPyTorch's defaults (``gpytorch-adam``):
-        every hyperparameter fitted, through softplus (``Positive``) or softplus + lower
-        (``GreaterThan``), without a prior.
-
-        The branches that case never takes (fixed values, other constraints, priors) are
-        resolved once, outside the loop, and the invariants of a step are hoisted: ``1 - b1``,
-        ``1 - b2``, the index of each raw coordinate (all are free, so it is the
-        hyperparameter's own). Every value and the order of every operation are those of
-        :meth:`_adam_fused`, hence of the plain path; the best point is kept as a list and
-        turned into the same array once at the end. tests/gp/test_fit_speed.py checks it bit
-        for bit against ``fused=False``.
-        """
-        lr, steps = self.lr, self.steps
-        b1, b2 = ADAM_BETAS
-        eps = ADAM_EPS
-        one_b1, one_b2 = 1.0 - b1, 1.0 - b2
-        m = len(z0)
-        n_h = len(specs)
-        z = [float(v) for v in z0]
-        mom = [0.0] * m
-        vel = [0.0] * m
-        # per hyperparameter k (raw coordinate k): the GreaterThan lower end added to the
-        # softplus (None for Positive) and the unit of its tvbo value
-        lowers = [spec.constraint.lower if spec.constraint.kind == "greater_than" else None
-                  for spec in specs]
-        units = [spec.unit for spec in specs]
-        shape = list(zip(range(n_h), lowers, units, strict=True))
-        log, sqrt, tanh = math.log, math.sqrt, math.tanh
-        logaddexp, as_array, inf = np.logaddexp, np.array, math.inf
-        add_reduce = np.add.reduce  # alpha.sum() without the method's Python frame
-        subtract, y_shifted = np.subtract, np.empty_like(y)
-        learn_mean = self.learn_mean
-        mean_index = m - 1
-        values, lml_and_grad = objective.values, objective.lml_and_grad
-        exp, has_time = np.exp, objective.kernel.has_time
-        best_value, best_z = best["value"], None
-        loss = inf
-        for t in range(1, steps + 1):
-            # -- value_and_grad(z): LML * scale and its gradient ---------------------------------
-            # (plain loops: on lists of 3-5 floats a comprehension's own frame costs more)
-            soft = logaddexp(0.0, as_array(z)).tolist()
-            value = -inf
-            hs = []
-            th = []
-            for k, lower, unit in shape:
-                h = soft[k] if lower is None else soft[k] + lower
-                if not 0.0 < h < inf:  # isfinite(h) and h > 0 (false for nan): degenerate
-                    break
-                hs.append(h)
-                th.append(log(max(h, 1e-300) * unit))
-            else:
-                if learn_mean:  # y - c, into one buffer (objective.y is only read)
-                    objective.y = subtract(y, z[mean_index], y_shifted)
-                # objective.values(theta), inlined: the same np.exp of the whole vector, and
-                # a value it would reject goes through it (so it raises the same error)
-                ex = exp(as_array(th)).tolist()
-                if has_time:
-                    sv, ls, lt, nv = ex
-                else:
-                    (sv, ls, nv), lt = ex, None
-                if not (0.0 < sv < inf and 0.0 < ls < inf and 0.0 <= nv < inf
-                        and (lt is None or 0.0 < lt < inf)):
-                    sv, ls, lt, nv = values(as_array(th))
-                lml, g_log = lml_and_grad(sv, ls, lt, nv)
-                if g_log is not None and -inf < lml < inf:
-                    grad = []
-                    for k in range(n_h):
-                        d = g_log[k]
-                        if not -inf < d < inf:  # a non-finite gradient: a failed evaluation
-                            break
-                        # dh/dr: the sigmoid of _sigmoid() for softplus kinds
-                        grad.append(d / hs[k] * (0.5 * (1.0 + tanh(0.5 * z[k]))))
-                    else:
-                        if learn_mean:
-                            grad.append(float(add_reduce(objective.alpha)))
-                        value = lml * scale
-            # -- the best point evaluated, _negate and one Adam step (adam_minimize) -------------
-            step = lr / (1.0 - b1**t)
-            c2 = sqrt(1.0 - b2**t)
-            if -inf < value < inf:
-                if value > best_value:
-                    best_value, best_z = value, z[:]
-                loss = -value
-                for i in range(m):
-                    gi = -(grad[i] * scale)
-                    mi = b1 * mom[i] + one_b1 * gi
-                    vi = b2 * vel[i] + one_b2 * gi * gi
-                    mom[i] = mi
-                    vel[i] = vi
-                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
-            else:
-                loss = inf
-                for i in range(m):  # a zero gradient (a +0.0, as _negate's zeros)
-                    mi = b1 * mom[i] + one_b1 * 0.0
-                    vi = b2 * vel[i] + one_b2 * 0.0 * 0.0
-                    mom[i] = mi
-                    vel[i] = vi
-                    z[i] = z[i] - step * mi / (sqrt(vi) / c2 + eps)
-        if best_z is not None:
-            best["value"], best["z"] = best_value, as_array(best_z, float)
-        return (np.array(z, float), float(loss), steps,
-                f"Adam: {steps} steps, lr {lr}; loss at the last evaluation")
 
     @staticmethod
     def _hyperparameters(theta: np.ndarray, names: tuple[str, ...], has_time: bool
@@ -658,39 +471,6 @@ def _negate(pair: tuple[float, np.ndarray], finite: bool = False) -> tuple[float
     if not math.isfinite(value):
         return (1e300 if finite else math.inf), np.zeros_like(grad)
     return -value, -grad
-
-
-def adam_minimize(
-    fun: Callable[[np.ndarray], tuple[float, np.ndarray]],
-    z0: np.ndarray,
-    *,
-    lr: float = 0.1,
-    steps: int = 150,
-    betas: tuple[float, float] = ADAM_BETAS,
-    eps: float = ADAM_EPS,
-) -> tuple[np.ndarray, float, int, str]:
-    """``steps`` iterations of torch's Adam (no weight decay, not AMSGrad) on ``fun``.
-
-    Each step evaluates ``(loss, grad)`` at the current point and then moves it:
-    ``m = b1 m + (1-b1) g``, ``v = b2 v + (1-b2) g^2``,
-    ``z -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)`` (torch.optim.Adam's update).
-    Returns the final point (one step past the last evaluation, as a training loop leaves it),
-    the loss at the last evaluated point, the number of evaluations and a message. A failed
-    evaluation (infinite loss) contributes a zero gradient.
-    """
-    z = np.array(z0, float)
-    m = np.zeros_like(z)
-    v = np.zeros_like(z)
-    b1, b2 = betas
-    loss = math.inf
-    for t in range(1, steps + 1):
-        loss, g = fun(z)
-        g = np.asarray(g, float)
-        m = b1 * m + (1.0 - b1) * g
-        v = b2 * v + (1.0 - b2) * g * g
-        denom = np.sqrt(v) / math.sqrt(1.0 - b2**t) + eps
-        z = z - (lr / (1.0 - b1**t)) * m / denom
-    return z, float(loss), steps, f"Adam: {steps} steps, lr {lr}; loss at the last evaluation"
 
 
 # ------------------------------------------------------------------------------------------------

@@ -37,13 +37,12 @@ class Correlation:
     :meth:`d_dr_over_r`, the quantity that input gradients need: ``d k / d x = k'(r) / r * delta /
     l^2``. Writing it as one closed form keeps gradients finite at coincident points.
 
-    Speed without changing a bit: the built-in correlations also override :meth:`value` (the
-    value alone, for covariance matrices) and :meth:`value_and_d_dr_over_r` (value and input
-    gradient factor sharing one exponential), and evaluate array arguments in place on fresh
-    buffers. Each result is the same sequence of IEEE operations on the same operands as the
-    textbook expression in the class docstring (``1 + a r`` and ``a r + 1`` are the same
-    rounded sum; ``(-c) r`` is the same product), so every float is identical
-    (tests/gp/test_fit_speed.py); a 0-d argument takes the plain expression and returns a scalar.
+    Each built-in correlation writes its formula once, as the textbook expression in its
+    class docstring (a 0-d argument gives a scalar), and the Matérn-3/2 and -5/2 have one fast
+    form, :meth:`value_and_d_dr_into` (see there for why and its measured gain): the same
+    IEEE operations on the same operands in the same order (``1 + a r`` and ``a r + 1`` are
+    the same rounded sum; ``(-c) r`` is the same product), so every float is identical
+    (tests/gp/test_fit_speed.py).
     """
 
     name: str = ""
@@ -84,23 +83,6 @@ class Correlation:
         return f"{type(self).__name__}()"
 
 
-def _exp_and_poly(r: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
-    """``exp(-a r)`` and ``1 + a r`` for an array ``r`` (fresh arrays, computed in place)."""
-    e = np.multiply(-a, r)
-    np.exp(e, out=e)
-    s = np.multiply(a, r)
-    s += 1.0
-    return e, s
-
-
-def _into_fresh(corr: Correlation, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``value_and_d_dr`` of an array as its in-place form written into fresh arrays: one
-    expression of the arithmetic per kernel, the same floats either way."""
-    value, deriv = np.empty_like(r), np.empty_like(r)
-    corr.value_and_d_dr_into(r, value, deriv, (np.empty_like(r), np.empty_like(r)))
-    return value, deriv
-
-
 class Matern12(Correlation):
     """Matérn-1/2 (Ornstein-Uhlenbeck, exponential): ``exp(-r)``.
 
@@ -131,29 +113,31 @@ class Matern32(Correlation):
 
     name = "matern32"
 
-    def value(self, r: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _terms(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The formula, once: ``(r, e = exp(-sqrt(3) r), value = (1 + sqrt(3) r) e)``."""
         r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            return (1.0 + _SQRT3 * r) * np.exp(-_SQRT3 * r)
-        e, s = _exp_and_poly(r, _SQRT3)
-        s *= e
-        return s
+        e = np.exp(-_SQRT3 * r)
+        return r, e, (1.0 + _SQRT3 * r) * e
+
+    def value(self, r: np.ndarray) -> np.ndarray:
+        return self._terms(r)[2]
 
     def value_and_d_dr(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            e = np.exp(-_SQRT3 * r)
-            return (1.0 + _SQRT3 * r) * e, -3.0 * r * e
-        return _into_fresh(self, r)
+        r, e, v = self._terms(r)
+        return v, -3.0 * r * e
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
-        return -3.0 * np.exp(-_SQRT3 * np.asarray(r, dtype=float))
+        return -3.0 * self._terms(r)[1]
+
+    def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _, e, v = self._terms(r)
+        return v, -3.0 * e
 
     def value_and_d_dr_into(self, r: np.ndarray, value: np.ndarray, deriv: np.ndarray,
                             scratch: tuple[np.ndarray, np.ndarray]) -> None:
-        # positional outputs and module-level ufuncs/constants: the same ufunc loops on the
-        # same values as ``np.multiply(-_SQRT3, r, out=e)`` and ``value *= e``, with less
-        # argument parsing per call (this runs once per LML evaluation of every fit)
+        # the fast form (see Correlation.value_and_d_dr_into): the operations of
+        # value_and_d_dr in the same order, into the buffers, ufuncs with positional outputs
         e = scratch[0]
         _mul(_NEG_SQRT3, r, e)
         _exp(e, e)
@@ -162,15 +146,6 @@ class Matern32(Correlation):
         _mul(value, e, value)
         _mul(-3.0, r, deriv)
         _mul(deriv, e, deriv)
-
-    def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            return self.value(r), self.d_dr_over_r(r)
-        e, s = _exp_and_poly(r, _SQRT3)
-        s *= e
-        e *= -3.0
-        return s, e
 
 
 class Matern52(Correlation):
@@ -181,32 +156,33 @@ class Matern52(Correlation):
 
     name = "matern52"
 
-    def value(self, r: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _terms(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The formula, once: ``(r, e = exp(-sqrt(5) r), s = 1 + sqrt(5) r,
+        value = (s + 5 r^2 / 3) e)``."""
         r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            return self.value_and_d_dr(r)[0]
-        e, s = _exp_and_poly(r, _SQRT5)
-        v = np.multiply(5.0 / 3.0, r)
-        v *= r
-        v += s
-        v *= e
-        return v
+        e = np.exp(-_SQRT5 * r)
+        s = 1.0 + _SQRT5 * r
+        return r, e, s, (s + (5.0 / 3.0) * r * r) * e
+
+    def value(self, r: np.ndarray) -> np.ndarray:
+        return self._terms(r)[3]
 
     def value_and_d_dr(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            e = np.exp(-_SQRT5 * r)
-            s = 1.0 + _SQRT5 * r
-            return (s + (5.0 / 3.0) * r * r) * e, -(5.0 / 3.0) * r * s * e
-        return _into_fresh(self, r)
+        r, e, s, v = self._terms(r)
+        return v, -(5.0 / 3.0) * r * s * e
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
-        r = np.asarray(r, dtype=float)
-        return -(5.0 / 3.0) * (1.0 + _SQRT5 * r) * np.exp(-_SQRT5 * r)
+        _, e, s, _ = self._terms(r)
+        return -(5.0 / 3.0) * s * e
+
+    def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _, e, s, v = self._terms(r)
+        return v, -(5.0 / 3.0) * s * e
 
     def value_and_d_dr_into(self, r: np.ndarray, value: np.ndarray, deriv: np.ndarray,
                             scratch: tuple[np.ndarray, np.ndarray]) -> None:
-        e, s = scratch  # calls as in Matern32.value_and_d_dr_into
+        e, s = scratch  # the fast form, as Matern32.value_and_d_dr_into
         _mul(_NEG_SQRT5, r, e)
         _exp(e, e)
         _mul(_SQRT5, r, s)
@@ -218,19 +194,6 @@ class Matern52(Correlation):
         _mul(-(5.0 / 3.0), r, deriv)
         _mul(deriv, s, deriv)
         _mul(deriv, e, deriv)
-
-    def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = np.asarray(r, dtype=float)
-        if r.ndim == 0:
-            return self.value(r), self.d_dr_over_r(r)
-        e, s = _exp_and_poly(r, _SQRT5)
-        v = np.multiply(5.0 / 3.0, r)
-        v *= r
-        v += s
-        v *= e
-        s *= -(5.0 / 3.0)
-        s *= e
-        return v, s
 
 
 class RBF(Correlation):
