@@ -8,6 +8,14 @@ Measures thread CPU time (less disturbed than wall time on a busy machine), min 
 * one whole ``gpytorch-adam`` fit (150 Adam steps, the W-DBO public code's recipe) and one
   whole ``lbfgs`` fit (tvbo's own, cold start) at n = 30.
 
+and each fast form of tvbo/gp against its reference form (``--compare``), the gain its
+docstring names:
+
+* Adam: a ``gpytorch-adam`` fit through ``tvbo.gp.adam.adam_softplus_lml`` (``fused=True``)
+  and through ``adam_minimize`` on ``RawObjective`` (``fused=False``), n = 10, 30, 60;
+* Matérn: ``lml_and_grad`` with the correlations' ``value_and_d_dr_into`` (in place, buffers)
+  and with the reference ``value_and_d_dr`` copied into the buffers (``Correlation``'s own).
+
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/fit_overhead.py [--repeats 3]
 Compare two checkouts by running it with PYTHONPATH set to each, back to back.
 """
@@ -21,7 +29,8 @@ import numpy as np
 
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import LMLObjective, fit_hyperparameters
-from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.gp.fit_modes import gpytorch_adam
+from tvbo.gp.kernels import Correlation, Hyperparameters, SeparableKernel
 
 START = Hyperparameters(1.0, 0.3, 50.0, 0.01)
 
@@ -34,9 +43,13 @@ def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, T, y
 
 
-def time_lml(n: int, repeats: int) -> float:
+def time_lml(n: int, repeats: int, reference_correlations: bool = False) -> float:
     X, T, y = _data(n)
     obj = LMLObjective(SeparableKernel(), X, T, y)
+    if reference_correlations:  # Correlation's own: value_and_d_dr, copied into the buffers
+        kernel = obj.kernel
+        obj._space_into = Correlation.value_and_d_dr_into.__get__(kernel.space)
+        obj._time_into = Correlation.value_and_d_dr_into.__get__(kernel.time)
     calls = max(50, 40000 // n)
     best = float("inf")
     for _ in range(repeats):
@@ -67,11 +80,42 @@ def time_fit(mode: str, n: int, repeats: int, fits: int = 10) -> float:
     return best
 
 
+def time_adam(n: int, fused: bool, repeats: int, fits: int = 5) -> float:
+    """CPU seconds of one gpytorch-adam fit (time over 600 s, the paper presets') at n."""
+    gp = _gp(n)
+    mode = gpytorch_adam(time_scale=600.0)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.thread_time()
+        for _ in range(fits):
+            with gp.work.phase("fit"):
+                mode.fit(gp, START, fused=fused)
+        best = min(best, (time.thread_time() - t0) / fits)
+    return best
+
+
+def compare(repeats: int) -> None:
+    """Each fast form against its reference form, with the gain in percent."""
+    for n in (10, 30, 60):
+        fast, ref = time_adam(n, True, repeats), time_adam(n, False, repeats)
+        print(f"adam fit n={n:3d}: fast {1e3 * fast:7.2f} ms, reference {1e3 * ref:7.2f} ms "
+              f"({100 * (1 - fast / ref):5.1f}% less)")
+    for n in (10, 40, 160):
+        fast, ref = time_lml(n, repeats), time_lml(n, repeats, reference_correlations=True)
+        print(f"lml_and_grad correlations n={n:3d}: in place {1e6 * fast:7.1f} us, reference "
+              f"{1e6 * ref:7.1f} us ({100 * (1 - fast / ref):5.1f}% less)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40, 80, 160])
+    parser.add_argument("--compare", action="store_true",
+                        help="time each fast form against its reference form instead")
     args = parser.parse_args()
+    if args.compare:
+        compare(args.repeats)
+        return
     for n in args.sizes:
         print(f"lml_and_grad n={n:4d}: {1e6 * time_lml(n, args.repeats):8.1f} us")
     for mode in ("gpytorch-adam", "lbfgs"):

@@ -11,9 +11,8 @@ from tvbo.acquisition import AcquisitionOptimizer, make_beta
 from tvbo.acquisition.beta import BETA_RULES, abo_kappa
 from tvbo.acquisition.lookahead import LookaheadBeta, LookaheadUCB, LookaheadWindow
 from tvbo.acquisition.ucb import ucb
-from tvbo.gp.exact import ExactGP
+from tvbo.gp.exact import ExactGP, joint_posterior
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.gp.space_time import joint_posterior
 from tvbo.models import HasSpaceTimeGradient, Model
 from tvbo.models.kernel_regression import KernelRegression
 from tvbo.work import WorkCounter

@@ -14,9 +14,8 @@ from tests.toys import ToyBenchmark
 from tvbo.acquisition.beta import abo_kappa
 from tvbo.algorithms import ProblemInfo, Query
 from tvbo.algorithms.abo import ABOAcquisition
-from tvbo.gp.exact import ExactGP
+from tvbo.gp.exact import ExactGP, joint_posterior
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.gp.space_time import joint_posterior
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.work import WorkCounter

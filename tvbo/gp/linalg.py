@@ -1,9 +1,9 @@
 """Dense linear algebra of the exact GP: one LAPACK calling convention, the jittered Cholesky,
 the rank-one update and the textbook flop counts every routine reports.
 
-Why one module: the exact GP (:mod:`tvbo.gp.exact`), the hyperparameter fit
-(:mod:`tvbo.gp.lml`) and the space-time posterior (:mod:`tvbo.gp.space_time`) all factorise,
-solve with and invert the same lower Cholesky factors. Each LAPACK routine is called here and
+Why one module: the exact GP and its space-time posterior (:mod:`tvbo.gp.exact`) and the
+hyperparameter fit's objective (:mod:`tvbo.gp.lml`) all factorise, solve with and invert the
+same lower Cholesky factors. Each LAPACK routine is called here and
 only here, through one small function per routine with the same signature shape: the matrix
 arguments, then what the caller lets LAPACK overwrite, returning ``(result, info)`` exactly as
 LAPACK reports it (no checks or copies added, so the hot loop of a fit pays one Python frame).
