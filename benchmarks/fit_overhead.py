@@ -11,8 +11,6 @@ Measures thread CPU time (less disturbed than wall time on a busy machine), min 
 and each fast form of tvbo/gp against its reference form (``--compare``), the gain its
 docstring names:
 
-* Adam: a ``gpytorch-adam`` fit through ``tvbo.gp.adam.adam_softplus_lml`` (``fused=True``)
-  and through ``adam_minimize`` on ``RawObjective`` (``fused=False``), n = 10, 30, 60;
 * Matérn: ``lml_and_grad`` with the correlations' ``value_and_d_dr_into`` (in place, buffers)
   and with the reference ``value_and_d_dr`` copied into the buffers (``Correlation``'s own).
 
@@ -29,7 +27,6 @@ import numpy as np
 
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import LMLObjective, fit_hyperparameters
-from tvbo.gp.fit_modes import gpytorch_adam
 from tvbo.gp.kernels import Correlation, Hyperparameters, SeparableKernel
 
 START = Hyperparameters(1.0, 0.3, 50.0, 0.01)
@@ -80,26 +77,8 @@ def time_fit(mode: str, n: int, repeats: int, fits: int = 10) -> float:
     return best
 
 
-def time_adam(n: int, fused: bool, repeats: int, fits: int = 5) -> float:
-    """CPU seconds of one gpytorch-adam fit (time over 600 s, the paper presets') at n."""
-    gp = _gp(n)
-    mode = gpytorch_adam(time_scale=600.0)
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.thread_time()
-        for _ in range(fits):
-            with gp.work.phase("fit"):
-                mode.fit(gp, START, fused=fused)
-        best = min(best, (time.thread_time() - t0) / fits)
-    return best
-
-
 def compare(repeats: int) -> None:
     """Each fast form against its reference form, with the gain in percent."""
-    for n in (10, 30, 60):
-        fast, ref = time_adam(n, True, repeats), time_adam(n, False, repeats)
-        print(f"adam fit n={n:3d}: fast {1e3 * fast:7.2f} ms, reference {1e3 * ref:7.2f} ms "
-              f"({100 * (1 - fast / ref):5.1f}% less)")
     for n in (10, 40, 160):
         fast, ref = time_lml(n, repeats), time_lml(n, repeats, reference_correlations=True)
         print(f"lml_and_grad correlations n={n:3d}: in place {1e6 * fast:7.1f} us, reference "

@@ -1,12 +1,11 @@
 """The fast paths of the GP fits give the same floats, bit for bit, as the plain formulations.
 
 The ``counted`` compute model charges virtual time from counted work and the preset digests pin
-every run's results, so the fast forms of the fit (``LMLObjective.lml_and_grad``,
-``tvbo.gp.adam.adam_softplus_lml``, the in-place correlations) must not move a single bit. Each
-test compares a fast form with a plain re-statement of the same formula (the textbook
-expressions, scipy's ``cho_solve`` / ``cholesky_with_jitter``, ``adam_minimize`` on
-``RawObjective``) on random data, including the jitter-escalation and failed-factorisation
-branches.
+every run's results, so the fast forms of the fit (``LMLObjective.lml_and_grad``, the in-place
+correlations) must not move a single bit. Each test compares a fast form with a plain
+re-statement of the same formula (the textbook expressions, scipy's ``cho_solve`` /
+``cholesky_with_jitter``) on random data, including the jitter-escalation and
+failed-factorisation branches.
 """
 
 from __future__ import annotations
@@ -18,19 +17,10 @@ import pytest
 from scipy.linalg import cho_solve
 from scipy.linalg.lapack import dpotri
 
-from tvbo.gp.exact import ExactGP, JitterError, cholesky_with_jitter
+from tvbo.gp.exact import JitterError, cholesky_with_jitter
 from tvbo.gp.fit import LMLObjective
-from tvbo.gp.fit_modes import (
-    Constraint,
-    FitMode,
-    GammaPrior,
-    ParameterSpec,
-    gpytorch_adam,
-    uitvbo_map,
-)
 from tvbo.gp.kernels import (
     CORRELATIONS,
-    Hyperparameters,
     SeparableKernel,
     correlation,
     space_distances,
@@ -203,70 +193,3 @@ def test_values_reject_what_the_dataclass_rejects():
     with pytest.raises(ValueError, match="noise_var must be a finite number >= 0"), \
             np.errstate(over="ignore"):
         objective.values(np.array([0.0, 0.0, 0.0, 800.0]))
-
-
-# ------------------------------------------------------------------------------------------------
-# Adam's fast form against adam_minimize on RawObjective (fused=False)
-# ------------------------------------------------------------------------------------------------
-def _custom_adam() -> FitMode:
-    """A fixed value, an interval, priors, a GreaterThan: not GPyTorch's defaults, so both
-    flags run the reference form (the fast form is for softplus without priors only)."""
-    return FitMode("custom", "test", {
-        "signal_var": ParameterSpec(fixed=1.3),
-        "lengthscale_space": ParameterSpec(Constraint("interval", 0.01, 5.0),
-                                           GammaPrior(3.0, 6.0), init=0.4),
-        "lengthscale_time": ParameterSpec(Constraint("positive"), GammaPrior(3.0, 6.0),
-                                          unit=600.0),
-        "noise_var": ParameterSpec(Constraint("greater_than", 1e-4)),
-    }, optimizer="adam", steps=40, lr=0.3, per_n=False)
-
-
-MODES = {
-    "gpytorch-adam": lambda: gpytorch_adam(),
-    "gpytorch-adam-600": lambda: gpytorch_adam(time_scale=600.0),
-    "gpytorch-adam-no-mean": lambda: gpytorch_adam(steps=30, learn_mean=False, lr=0.5),
-    # steps so large that lengthscales under/overflow: the failed-evaluation branches of the
-    # fast form (tvbo.gp.adam.adam_softplus_lml)
-    "gpytorch-adam-wild": lambda: gpytorch_adam(steps=25, lr=300.0),
-    "custom": _custom_adam,
-}
-
-
-def _fit(mode: FitMode, X, T, y, space, fused, time="matern32"):
-    lt = None if time is None else 100.0
-    gp = ExactGP(SeparableKernel(space, time), Hyperparameters(1.0, 0.5, lt, 0.1))
-    gp.set_data(X, T, y)
-    gp.work.clear()
-    with gp.work.phase("fit"):
-        res = mode.fit(gp, gp.hyperparameters, fused=fused)
-    return (res.hyperparameters, res.lml, res.n_evals, res.success, res.message,
-            res.jitter_events, gp.work.counts(), gp.jitter_events, _bits(gp.cholesky),
-            _bits(gp.alpha()))
-
-
-@pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("n", [2, 17, 40])
-def test_fused_adam_equals_adam_minimize_bit_for_bit(mode, n):
-    X, T, y = _data(n, 3, n, duplicates=(n == 40))
-    y = 3.0 * y + 1.0
-    for space in ("matern52", "rbf"):
-        fast = _fit(MODES[mode](), X, T, y, space, fused=True)
-        plain = _fit(MODES[mode](), X, T, y, space, fused=False)
-        assert fast == plain
-
-
-@pytest.mark.parametrize("n", [1, 12])
-def test_fused_adam_equals_adam_minimize_without_time(n):
-    """A spatial GP (three hyperparameters) through the specialised loop."""
-    X, T, y = _data(n, 2, n + 7)
-    for mode in (gpytorch_adam(steps=40), gpytorch_adam(steps=20, learn_mean=False)):
-        fast = _fit(mode, X, T, y, "matern52", fused=True, time=None)
-        plain = _fit(mode, X, T, y, "matern52", fused=False, time=None)
-        assert fast == plain
-
-
-def test_fused_flag_leaves_lbfgs_modes_alone():
-    X, T, y = _data(12, 2, 5)
-    fast = _fit(uitvbo_map(), X, T, y, "matern52", fused=True)
-    plain = _fit(uitvbo_map(), X, T, y, "matern52", fused=False)
-    assert fast == plain

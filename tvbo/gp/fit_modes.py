@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from tvbo.gp.adam import ADAM_BETAS, ADAM_EPS, adam_minimize, adam_softplus_lml
+from tvbo.gp.adam import ADAM_BETAS, ADAM_EPS, adam_minimize
 from tvbo.gp.exact import ExactGP, JitterError
 from tvbo.gp.kernels import Hyperparameters
 from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
@@ -233,8 +233,7 @@ class RawObjective:
     c'(r) / h``, plus each prior's ``log p(h)`` and ``d log p / dh``; ``scale`` is 1/n when the
     objective is divided by n (``per_n``). A call records the best finite value evaluated
     (:attr:`best_value`, :attr:`best_z`): the fallback installed when the optimiser's final
-    point is degenerate. The reference form of every mode's objective (Adam's fast form,
-    :func:`tvbo.gp.adam.adam_softplus_lml`, restates it for GPyTorch's defaults).
+    point is degenerate. The one form of every mode's objective, for Adam and L-BFGS-B alike.
     """
 
     def __init__(self, objective: LMLObjective, specs: list[ParameterSpec], *,
@@ -248,15 +247,6 @@ class RawObjective:
         self.scale = 1.0 / objective.n if per_n else 1.0
         self.best_value = -math.inf
         self.best_z: np.ndarray | None = None
-        #: every hyperparameter fitted through softplus (+ a lower end), without a prior:
-        #: GPyTorch's defaults, the case of Adam's fast form
-        self.softplus_only = objective.fit_noise and all(
-            s.fixed is None and s.prior is None
-            and s.constraint.kind in ("positive", "greater_than") for s in specs
-        )
-        self.lowers = [s.constraint.lower if s.constraint.kind == "greater_than" else None
-                       for s in specs]
-        self.units = [s.unit for s in specs]
 
     def start(self, warm: Hyperparameters | None) -> np.ndarray:
         """z0: the raw values of ``warm`` (a warm start) or each spec's cold start, then c = 0."""
@@ -379,18 +369,8 @@ class FitMode:
         return out
 
     # -- the fit ----------------------------------------------------------------------------------
-    def fit(self, gp: ExactGP, start: Hyperparameters, *, fused: bool = True) -> FitResult:
-        """Fit ``gp``'s hyperparameters, install them and return the outcome (``gp.n >= 1``).
-
-        ``fused`` (Adam on GPyTorch's defaults only: every hyperparameter fitted through
-        softplus, no prior, i.e. ``gpytorch-adam``): run the loop's fast form,
-        :func:`tvbo.gp.adam.adam_softplus_lml`; ``False`` (and every other Adam mode) runs the
-        reference form, :func:`adam_minimize` on :class:`RawObjective`. Same bits either way
-        (tests/gp/test_fit_speed.py).
-
-        Measured gain of the fast form (this 2-core machine, one BLAS thread, CPU time):
-        see :data:`FAST_ADAM_GAIN`.
-        """
+    def fit(self, gp: ExactGP, start: Hyperparameters) -> FitResult:
+        """Fit ``gp``'s hyperparameters, install them and return the outcome (``gp.n >= 1``)."""
         names = parameter_names(gp.kernel, True)
         specs = [self.spec(n) for n in names]
         with gp.work.phase("fit"):
@@ -398,19 +378,9 @@ class FitMode:
             raw = RawObjective(objective, specs, learn_mean=self.learn_mean, per_n=self.per_n)
             z0 = raw.start(start if self.warm_start else None)
             if self.optimizer == "adam":
-                if fused and raw.softplus_only:
-                    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                        z, last, best_value, best_z = adam_softplus_lml(
-                            objective, raw.y, raw.lowers, raw.units, z0, scale=raw.scale,
-                            learn_mean=self.learn_mean, lr=self.lr, steps=self.steps)
-                    if best_z is not None:
-                        raw.best_value, raw.best_z = best_value, np.array(best_z, float)
-                    evals = self.steps
-                    message = f"Adam: {self.steps} steps, lr {self.lr}; loss at the last evaluation"
-                else:
-                    z, last, evals, message = adam_minimize(
-                        lambda v: _negate(raw(v)), z0, lr=self.lr, steps=self.steps
-                    )
+                z, last, evals, message = adam_minimize(
+                    lambda v: _negate(raw(v)), z0, lr=self.lr, steps=self.steps
+                )
                 success = math.isfinite(last)
                 value = -last
             else:
