@@ -273,20 +273,84 @@ class LMLObjective:
                              A.T, A.T.reshape(-1)[:: n + 1])
         return self._buffers
 
+    def lml_and_grad_reference(
+        self, sv: float, ls: float, lt: float | None, nv: float
+    ) -> tuple[float, list[float] | None]:
+        """:meth:`lml_and_grad` in its reference form: the module docstring's formulas as they
+        read, on fresh arrays, through :func:`~tvbo.gp.linalg.cholesky_with_jitter`. The same
+        floats, work, jitter counts and :attr:`alpha` (tests/gp/test_fit_speed.py);
+        ``python benchmarks/fit_overhead.py --compare`` times the two.
+        """
+        n, work = self.n, self.work
+        work.call()
+        work.kernel(n * n)
+        self.n_evals += 1
+        rs = self.Ds / ls
+        cs, dcs = self.kernel.space.value_and_d_dr(rs)
+        dcs = dcs * rs  # r k_S'(r) = -d k_S / d log l_S
+        if self.Dt is not None:
+            rt = self.Dt / lt
+            ct, dct = self.kernel.time.value_and_d_dr(rt)
+            dct = dct * rt
+            Kf = cs * ct * sv  # lambda k_S k_T = d Delta / d log lambda
+        else:
+            ct = dct = None
+            Kf = cs * sv
+        A = Kf.copy()
+        A[np.diag_indices(n)] += nv  # Delta
+        try:
+            L, _, events = cholesky_with_jitter(A, sv + nv, work)
+        except JitterError as err:
+            self.jitter_events += err.escalations
+            return -math.inf, None
+        self.jitter_events += events
+        y = self.y
+        alpha, _ = cho_solve(L, y)
+        self.alpha = alpha
+        P, info = cho_inverse(L)  # lower triangle of Delta^{-1}, strict upper 0
+        if info != 0:
+            return -math.inf, None
+        tr_p = float(np.trace(P))
+
+        def quad_minus_trace(M: np.ndarray, tr_diag: float) -> float:
+            """alpha^T M alpha - tr(Delta^{-1} M) for symmetric M, from Delta^{-1}'s lower
+            triangle: twice its product with M minus the diagonal's share ``tr_diag``."""
+            return float(alpha @ (M @ alpha)) - (2.0 * float(np.vdot(P.T, M)) - tr_diag)
+
+        work.flops(self._grad_flops)
+        lml = -0.5 * float(y @ alpha) - float(np.sum(np.log(np.diag(L)))) - self._half_n_log_2pi
+        grad = [0.5 * quad_minus_trace(Kf, sv * tr_p)]
+        # d Delta / d log l_S = -lambda k_T r k_S'(r): zero on the diagonal (r = 0)
+        grad.append(-0.5 * sv * quad_minus_trace(dcs if ct is None else dcs * ct, 0.0))
+        if ct is not None:
+            grad.append(-0.5 * sv * quad_minus_trace(dct * cs, 0.0))
+        if self.fit_noise:
+            grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
+        return lml, grad
+
     def lml_and_grad(
         self, sv: float, ls: float, lt: float | None, nv: float
     ) -> tuple[float, list[float] | None]:
         """LML of :attr:`y` and its gradient w.r.t. the log hyperparameters (a list in the order
         of :attr:`names`; ``None`` with LML ``-inf`` when the factorisation fails); no prior.
 
-        The hot loop of every fit (150 of them per fit in mode ``gpytorch-adam``): on the small
-        datasets of a run its cost is interpreter overhead as much as arithmetic, so it calls
-        LAPACK directly (``dpotrf``/``dpotrs``, as ``cholesky_with_jitter``/``cho_solve`` would),
-        builds no objects and writes every n x n intermediate into buffers allocated once per
-        objective (:meth:`_workspace`; factor and inverse overwrite Delta's copy in place).
-        Every floating-point operation is the one of the textbook formulas in the module
-        docstring, in a fixed order; tests/gp/test_fit_speed.py checks the results bit for bit
-        against that plain formulation.
+        The fast form of :meth:`lml_and_grad_reference` (the formulas as they read), and ONE
+        function, so that a compiler (numba) can take it whole. It inlines the first attempt of
+        ``cholesky_with_jitter``, builds no objects and writes every n x n intermediate into
+        buffers allocated once per objective (:meth:`_workspace`; factor and inverse overwrite
+        Delta's copy in place). Every floating-point operation is the reference's, in the same
+        order: tests/gp/test_fit_speed.py checks results, work and jitter counts bit for bit.
+
+        Measured gain (``python benchmarks/fit_overhead.py --compare``, this 2-core box, one
+        BLAS thread, thread CPU time, best of 3): 27% less per evaluation at n = 10 and 40
+        (31 vs 43 us, 56 vs 77 us), 66% at n = 160, 50% at n = 512 (11.9 vs 23.7 ms): the
+        reference allocates ~10 fresh n x n arrays per call, which the allocator maps and
+        unmaps at these sizes. In a ``bolt_paper`` slice (shekel, hartmann3 x w-dbo-paper,
+        bolt-paper, gp-ucb, tv-gp-ucb x seeds 0-1, cProfile) this method is 4.5% of the wall
+        time, so at the campaign's small n it saves ~1.6%, under the 5% a fast form must earn
+        there; it stays because the judged benchmarks fit at n = 64-512 (``policy_step.py``,
+        ``gp_step.py``: the fit is half of a W-DBO/BOLT iteration at n = 512), where the
+        reference would cost up to twice as much.
         """
         n = self.n
         work = self.work
