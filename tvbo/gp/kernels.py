@@ -386,8 +386,7 @@ class SeparableKernel:
         same k_T row for every query point; broadcasting that row multiplies the same floats as
         the (m, n) matrix of :meth:`time_correlation` holds (``|t - t_j| / l_T`` and the
         correlation are elementwise, so each entry is the same IEEE result), at n instead of
-        m n exponentials: a raw-sample scoring call has m = 512. A caller that evaluates many
-        X at one time may compute it once and pass it back as ``time_factor=``.
+        m n exponentials: a raw-sample scoring call has m = 512.
         """
         if self.time is None or T1 is None or np.ndim(T1) != 0:
             return self.time_correlation(T1, T2, m, n, hp)
@@ -405,21 +404,14 @@ class SeparableKernel:
         X2: np.ndarray,
         T2: np.ndarray | float | None,
         hp: Hyperparameters,
-        *,
-        time_factor: np.ndarray | float | None = None,
     ) -> np.ndarray:
         """Covariance (m, n) between (X1, T1) and (X2, T2); T is ignored without time.
-
-        ``time_factor``: :meth:`time_factor` of the same T1, T2 and hp, if the caller has it.
         """
         X1 = _as_points(X1, "X1")
         X2 = _as_points(X2, "X2")
         r = space_distances(X1, X2)
         r /= hp.lengthscale_space
-        if time_factor is None:
-            kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
-        else:  # the caller's earlier time_factor(T1, T2, ...) for these very arguments
-            kt = time_factor
+        kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
         # = hp.signal_var * k_S * k_T, in place on the fresh k_S (products commute exactly)
         K = self.space.value(r)
         K *= hp.signal_var
@@ -433,8 +425,6 @@ class SeparableKernel:
         X2: np.ndarray,
         T2: np.ndarray | float | None,
         hp: Hyperparameters,
-        *,
-        time_factor: np.ndarray | float | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Covariance K (m, n) and the factor G (m, n) with ``dK_ij / d x1_i = G_ij (x1_i - x2_j)``.
 
@@ -449,10 +439,7 @@ class SeparableKernel:
         ls = hp.lengthscale_space
         r = space_distances(X1, X2)
         r /= ls
-        if time_factor is None:
-            kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
-        else:  # the caller's earlier time_factor(T1, T2, ...) for these very arguments
-            kt = time_factor
+        kt = self.time_factor(T1, T2, X1.shape[0], X2.shape[0], hp)
         skt = hp.signal_var * kt
         K, G = self.space.value_and_d_dr_over_r(r)  # fresh arrays: scaled in place
         K *= skt
