@@ -28,8 +28,9 @@ threshold grows with the noise). Each mode here re-states one published recipe i
   ``fit_gpytorch_model`` (L-BFGS-B on the raw parameters), warm-started from the previous fit.
 
 Shared machinery: the LML and its gradient with respect to the log hyperparameters come from
-:class:`tvbo.gp.fit.LMLObjective`; the gradient with respect to a raw parameter r with value
-``h = c(r)`` follows by the chain rule, ``dLML/dr = dLML/dlog h * c'(r) / h``. Priors are
+:class:`tvbo.gp.lml.LMLObjective`; the gradient with respect to a raw parameter r with value
+``h = c(r)`` follows by the chain rule, ``dLML/dr = dLML/dlog h * c'(r) / h``
+(:class:`RawObjective`); Adam is :func:`tvbo.gp.adam.adam_minimize`. Priors are
 densities of the constrained value h, added without a Jacobian, as GPyTorch's ``register_prior``
 does (so MAP is the mode of the density of h, whatever the parametrisation).
 

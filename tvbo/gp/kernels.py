@@ -123,24 +123,36 @@ class Matern32(Correlation):
 
     @staticmethod
     def _terms(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The formula, once: ``(r, e = exp(-sqrt(3) r), value = (1 + sqrt(3) r) e)``."""
+        """The formula, once: ``(r, e = exp(-sqrt(3) r), value = (1 + sqrt(3) r) e)``.
+
+        Written with in-place operators on the fresh arrays (a 0-d ``r`` gives scalars): the
+        expression's operations in its order, one n x m pass and array fewer each.
+        """
         r = np.asarray(r, dtype=float)
-        e = np.exp(-_SQRT3 * r)
-        return r, e, (1.0 + _SQRT3 * r) * e
+        e = np.exp(_NEG_SQRT3 * r)
+        v = _SQRT3 * r
+        v += 1.0
+        v *= e
+        return r, e, v
 
     def value(self, r: np.ndarray) -> np.ndarray:
         return self._terms(r)[2]
 
     def value_and_d_dr(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r, e, v = self._terms(r)
-        return v, -3.0 * r * e
+        d = -3.0 * r
+        d *= e
+        return v, d
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
-        return -3.0 * self._terms(r)[1]
+        _, e, _ = self._terms(r)
+        e *= -3.0
+        return e
 
     def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, e, v = self._terms(r)
-        return v, -3.0 * e
+        e *= -3.0  # -3 e, in e's own (fresh) memory
+        return v, e
 
     def value_and_d_dr_into(self, r: np.ndarray, value: np.ndarray, deriv: np.ndarray,
                             scratch: tuple[np.ndarray, np.ndarray]) -> None:
@@ -167,26 +179,36 @@ class Matern52(Correlation):
     @staticmethod
     def _terms(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The formula, once: ``(r, e = exp(-sqrt(5) r), s = 1 + sqrt(5) r,
-        value = (s + 5 r^2 / 3) e)``."""
+        value = (s + 5 r^2 / 3) e)``, with in-place operators on the fresh arrays as
+        :meth:`Matern32._terms`."""
         r = np.asarray(r, dtype=float)
-        e = np.exp(-_SQRT5 * r)
-        s = 1.0 + _SQRT5 * r
-        return r, e, s, (s + (5.0 / 3.0) * r * r) * e
+        e = np.exp(_NEG_SQRT5 * r)
+        s = _SQRT5 * r
+        s += 1.0
+        v = (5.0 / 3.0) * r
+        v *= r
+        v += s
+        v *= e
+        return r, e, s, v
 
     def value(self, r: np.ndarray) -> np.ndarray:
         return self._terms(r)[3]
 
     def value_and_d_dr(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r, e, s, v = self._terms(r)
-        return v, -(5.0 / 3.0) * r * s * e
+        d = -(5.0 / 3.0) * r
+        d *= s
+        d *= e
+        return v, d
 
     def d_dr_over_r(self, r: np.ndarray) -> np.ndarray:
-        _, e, s, _ = self._terms(r)
-        return -(5.0 / 3.0) * s * e
+        return self.value_and_d_dr_over_r(r)[1]
 
     def value_and_d_dr_over_r(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, e, s, v = self._terms(r)
-        return v, -(5.0 / 3.0) * s * e
+        s *= -(5.0 / 3.0)  # -(5/3) s e, in s's own (fresh) memory
+        s *= e
+        return v, s
 
     def value_and_d_dr_into(self, r: np.ndarray, value: np.ndarray, deriv: np.ndarray,
                             scratch: tuple[np.ndarray, np.ndarray]) -> None:
