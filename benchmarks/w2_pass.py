@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from tvbo.gp.relevance import relevance, relevance_bruteforce
+from tvbo.algorithms.wdbo.relevance import relevance, relevance_bruteforce
 
 HYPER = dict(
     signal_var=1.0,

@@ -1,4 +1,4 @@
-"""tvbo's W-DBO relevance (tvbo/gp/relevance.py) against the public C++ criterion.
+"""tvbo's W-DBO relevance (tvbo/algorithms/wdbo/relevance.py) against the public C++ criterion.
 
 ``wdbo_criterion.wasserstein_criterion`` (wdbo-criterion 2.2.1, the code ``wdbo-algo`` calls in
 ``clean``) and :func:`tvbo.gp.relevance.relevance` on the same data, hyperparameters and
@@ -30,7 +30,7 @@ import pytest
 wdbo_criterion = pytest.importorskip("wdbo_criterion")
 
 from tests.reference._data import dataset, standardized  # noqa: E402
-from tvbo.gp.relevance import relevance  # noqa: E402
+from tvbo.algorithms.wdbo.relevance import relevance  # noqa: E402
 
 UNIT = 600.0
 #: (d, n, seed, (signal, l_S, l_T seconds, noise))
