@@ -162,6 +162,25 @@ def test_acquisition_runs_on_the_tv_gp():
     assert "forgetting_rate" in alg.state() and "beta" in alg.state()
 
 
+def test_the_constant_beta_variant_keeps_beta_at_2_while_the_schedule_grows():
+    """Mandl & Kekkonen's Alg. 1: the same surrogate, beta_t = 2 at every step; TV-GP-UCB's
+    default schedule (W-DBO's 0.2 d log 2n) moves with the dataset size."""
+    rng = np.random.default_rng(5)
+    seen = {}
+    for name in ("tv-gp-ucb", "tv-gp-ucb-constant-beta"):
+        alg = algorithms.make(name, acquisition={"n_restarts": 2, "raw_samples": 64})
+        alg.setup(ProblemInfo(d=2), np.random.default_rng(0), WorkCounter(), clock=lambda: 0.0)
+        assert type(alg.surrogate) is TVGPSurrogate
+        betas = []
+        for i in range(10):
+            x = rng.uniform(size=2) if i < 6 else alg.propose(float(i))
+            alg.ingest(x, float(i), float(-np.sum((x - 0.3) ** 2)), now=float(i), warmup=i < 6)
+            if i >= 6:
+                betas.append(alg.state()["beta"])
+        seen[name] = betas
+    assert seen["tv-gp-ucb-constant-beta"] == [2.0] * 4
+    assert len(set(seen["tv-gp-ucb"])) > 1
+
 def test_bad_input_names_the_valid_choices():
     with pytest.raises(ValueError, match="valid: index, time"):
         TVGPSurrogate(time_axis="clock")
