@@ -7,7 +7,7 @@ import pytest
 
 from tvbo import _catalogue, registry
 from tvbo.algorithms import catalogue
-from tvbo.algorithms.declare import Declaration, Part
+from tvbo.algorithms.declare import Declaration, Part, declaration_modules
 
 PAPERS = ("abo", "boke", "bolt", "gpucb", "pegpucb", "reference", "sparq", "wdbo", "weighted")
 
@@ -20,7 +20,7 @@ def test_the_generated_catalogue_is_current():
 
 
 def test_every_paper_package_is_read():
-    names = [m.__name__ for m in catalogue.declaration_modules()]
+    names = [m.__name__ for m in declaration_modules()]
     assert names[0] == "tvbo.algorithms.declare"
     assert names[1:] == [f"tvbo.algorithms.{paper}.declare" for paper in PAPERS]
 
@@ -37,7 +37,7 @@ def test_the_tables_the_start_up_path_reads_come_from_the_catalogue():
 
 
 def _with(monkeypatch, package: str, *, algorithms=None, parts=None) -> None:
-    module = next(m for m in catalogue.declaration_modules()
+    module = next(m for m in declaration_modules()
                   if m.__name__ == f"tvbo.algorithms.{package}.declare")
     if algorithms is not None:
         monkeypatch.setattr(module, "ALGORITHMS", (*module.ALGORITHMS, *algorithms))

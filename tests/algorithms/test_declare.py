@@ -32,7 +32,7 @@ def test_a_declaration_gives_a_variant_or_safeguards():
 def test_the_declarations_import_only_the_standard_library(tmp_path):
     code = (
         "import json, sys\n"
-        "from tvbo.algorithms.catalogue import declaration_modules\n"
+        "from tvbo.algorithms.declare import declaration_modules\n"
         "names = [m.__name__ for m in declaration_modules()]\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy'))\n"
         "print(json.dumps({'names': names, 'heavy': heavy}))\n"

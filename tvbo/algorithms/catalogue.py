@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import copy
 import importlib
-import pkgutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tvbo.algorithms.declare import Declaration, Part
+from tvbo.algorithms.components import _REGISTRIES
+from tvbo.algorithms.declare import Declaration, Part, declaration_modules
 
-__all__ = ["CATALOGUE_FILE", "ROLES", "declaration_modules", "render"]
+__all__ = ["CATALOGUE_FILE", "ROLES", "render", "tables"]
 
 #: the generated module, next to tvbo/registry.py (the static catalogue's unit)
 CATALOGUE_FILE = Path(__file__).resolve().parents[1] / "_catalogue.py"
@@ -44,18 +44,6 @@ Standard-library literals only: tvbo.registry reads them at CLI start-up without
 '''
 
 
-def declaration_modules() -> list[ModuleType]:
-    """The shared declarations, then each paper package's ``declare`` module (by name)."""
-    import tvbo.algorithms as package
-
-    modules = [importlib.import_module("tvbo.algorithms.declare")]
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        path = Path(package.__path__[0]) / info.name / "declare.py"
-        if info.ispkg and path.is_file():
-            modules.append(importlib.import_module(f"tvbo.algorithms.{info.name}.declare"))
-    return modules
-
-
 def _package(module: ModuleType) -> str:
     return module.__name__.rpartition(".")[0]
 
@@ -72,8 +60,6 @@ def _resolve(target: str) -> Any:
 
 def _role_and_kind(cls: type, target: str) -> tuple[str, str]:
     """The role ``cls`` is registered under and its kind (imported, so registered)."""
-    from tvbo.algorithms.components import _REGISTRIES
-
     roles = [role for role, table in _REGISTRIES.items() if table.get(cls.kind) is cls]
     if len(roles) != 1:
         raise ValueError(f"part {target}: class is not registered under its kind "

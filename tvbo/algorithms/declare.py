@@ -20,11 +20,15 @@ class registered with :func:`tvbo.algorithms.components.register_component`), th
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-__all__ = ["PARTS", "TVBO", "Declaration", "Part"]
+__all__ = ["PARTS", "TVBO", "Declaration", "Part", "declaration_modules"]
 
 #: the citation of names that are tvbo's own (ablations, floor rows the papers do not define)
 TVBO = "tvbo (this project)"
@@ -85,3 +89,15 @@ PARTS: tuple[Part, ...] = (
     Part("components:OldestFirst", "remove the oldest first", TVBO),
     Part("components:RandomRemoval", "remove uniformly at random", TVBO),
 )
+
+
+def declaration_modules() -> list[ModuleType]:
+    """This module (the shared parts), then each paper package's ``declare`` module, by name.
+
+    A package is found by its ``declare.py``, so a new paper needs no entry anywhere else.
+    """
+    package = Path(__file__).parent
+    papers = sorted(info.name for info in pkgutil.iter_modules([str(package)])
+                    if info.ispkg and (package / info.name / "declare.py").is_file())
+    return [importlib.import_module(__name__),
+            *(importlib.import_module(f"tvbo.algorithms.{paper}.declare") for paper in papers)]
