@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from tvbo.algorithms import ProblemInfo, make
-from tvbo.models.nstar import cubic_response_time, nstar, temporal_correlation
+from tvbo.algorithms.bolt.nstar import cubic_response_time, nstar, temporal_correlation
 from tvbo.work import WorkCounter
 
 PHASES = ("acquisition", "append", "fit", "clean")

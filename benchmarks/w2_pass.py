@@ -1,4 +1,4 @@
-"""Wall time of one all-points W2 relevance pass (tvbo.gp.relevance.relevance).
+"""Wall time of one all-points W2 relevance pass (tvbo.algorithms.wdbo.relevance.relevance).
 
 The public W-DBO reference is O(n^4) per pass (fresh block inverses per observation); ours is
 O(n^3). This script times one pass at n = 16, ..., 512 with d = 3 (target: <= 1 s at n = 512;
@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from tvbo.gp.relevance import relevance, relevance_bruteforce
+from tvbo.algorithms.wdbo.relevance import relevance, relevance_bruteforce
 
 HYPER = dict(
     signal_var=1.0,

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import tvbo
-from tvbo.acquisition.dpp import greedy_map, mdpp_probabilities, sample_mdpp
 from tvbo.algorithms import make
+from tvbo.algorithms.boke.kernel_regression import kernel_regression
+from tvbo.algorithms.sparq.dpp import greedy_map, mdpp_probabilities, sample_mdpp
 from tvbo.cli import main
-from tvbo.models.kernel_regression import kernel_regression
 
 PRIOR_SET_ALGORITHMS = ("pe-gp-ucb", "mle-prior", "bayes-prior", "regret-balancing")
 KR_ALGORITHMS = ("boke", "boke-plus", "kr-ucb", "tv-boke")

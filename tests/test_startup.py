@@ -1,5 +1,5 @@
-"""Lean start-up: the static catalogue agrees with the modules, commands import only what they
-use, importing tvbo leaves ``os.environ`` alone, and ``simulate`` pins BLAS threads.
+"""Lean start-up: the static benchmark catalogue agrees with the modules, commands import only
+what they use, importing tvbo leaves ``os.environ`` alone, and ``simulate`` pins BLAS threads.
 
 Import checks run in fresh interpreters (``sys.modules`` of the test process is polluted by
 other tests); they check *which* modules load, never how long it takes (timings live in
@@ -34,48 +34,8 @@ def _python(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> dic
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-# -- the catalogue agrees with what the modules define -------------------------------------------
-_RECORD = r"""
-import json, sys
-import tvbo.algorithms.presets as presets, tvbo.algorithms.components as components
-defined = {"presets": {}, "components": {}}
-_preset, _component = presets.register_preset, components.register_component
-def register_preset(name, preset):
-    defined["presets"][name] = sys._getframe(1).f_globals["__name__"]
-    return _preset(name, preset)
-def register_component(role, cls):
-    defined["components"][role + "/" + cls.kind] = cls.__module__ + ":" + cls.__qualname__
-    return _component(role, cls)
-presets.register_preset, components.register_component = register_preset, register_component
-for role, reg in components._REGISTRIES.items():  # registered by components.py itself
-    for kind, cls in reg.items():
-        defined["components"][role + "/" + kind] = cls.__module__ + ":" + cls.__qualname__
-for name in presets.PRESETS:
-    defined["presets"][name] = "tvbo.algorithms.presets"
-import tvbo.algorithms as algorithms
-algorithms.load_all()
-from tvbo.algorithms.base import Algorithm
-def _subclasses(cls):
-    for sub in cls.__subclasses__():
-        yield sub
-        yield from _subclasses(sub)
-defined["classes"] = {c.name: c.__module__ + ":" + c.__qualname__ for c in _subclasses(Algorithm)
-                      if c.__module__.startswith("tvbo.algorithms.") and c.__dict__.get("name")}
-defined["custom"] = sorted(algorithms._CUSTOM)
-print(json.dumps(defined))
-"""
-
-
-def test_algorithm_catalogue_agrees_with_modules(tmp_path) -> None:
-    """Every preset, class and part is listed under the module that really registers it."""
-    defined = _python(_RECORD, tmp_path)
-    table = {e.name: e for e in registry.ALGORITHMS}
-    assert {n: e.module for n, e in table.items() if e.kind == "preset"} == defined["presets"]
-    assert {n: e.target for n, e in table.items() if e.kind == "class"} == defined["classes"]
-    assert {e.name: e.target for e in registry.COMPONENTS} == defined["components"]
-    assert defined["custom"] == []  # built-in classes are resolved from the catalogue
-
-
+# -- the benchmark catalogue agrees with what the modules define ------------------------------
+# (the algorithm catalogue is generated from its declarations: tests/algorithms/test_declare.py)
 def test_benchmark_catalogue_agrees_with_modules() -> None:
     from tvbo.benchmarks.static import STATIC
     from tvbo.benchmarks.synthetic import SYNTHETIC
@@ -122,16 +82,17 @@ def test_make_resolves_lazily_and_in_any_order(tmp_path) -> None:
     code = r"""
 import json, sys
 from tvbo import algorithms, benchmarks
-algorithms.make("tv-boke")          # a boke preset whose dataset part lives in resets.py
+algorithms.make("tv-boke")          # a boke preset whose dataset part is SW-GP-UCB's
 algorithms.make("pe-gp-ucb")        # a preset whose parts live in its own module
 benchmarks.make("Hartmann-3")       # an alias spelling of a catalogue name
 mods = sorted(m for m in sys.modules if m.startswith(("tvbo.algorithms.", "tvbo.benchmarks.")))
 print(json.dumps(mods))
 """
     mods = set(_python(code, tmp_path))
-    assert {"tvbo.algorithms.boke", "tvbo.algorithms.resets", "tvbo.algorithms.pegpucb",
-            "tvbo.benchmarks.synthetic"} <= mods
-    assert not mods & {"tvbo.algorithms.bolt", "tvbo.algorithms.wdbo", "tvbo.algorithms.abo",
+    assert {"tvbo.algorithms.boke.parts", "tvbo.algorithms.weighted.sliding_window",
+            "tvbo.algorithms.pegpucb.parts", "tvbo.benchmarks.synthetic"} <= mods
+    assert not mods & {"tvbo.algorithms.bolt.parts", "tvbo.algorithms.wdbo.parts",
+                       "tvbo.algorithms.abo.parts", "tvbo.algorithms.gpucb.resets",
                        "tvbo.benchmarks.temperature", "tvbo.benchmarks.ozone",
                        "tvbo.benchmarks.wlan", "tvbo.benchmarks.sprinkler"}
 
@@ -182,6 +143,7 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     heavy = sorted(m for m in result["modules"] if m.split(".")[0] in HEAVY)
     assert heavy == []
     tvbo = [m for m in result["modules"] if m.startswith("tvbo.")]
+    # tvbo._catalogue: the algorithm tables generated from the declarations (literals only);
     # tvbo.version: the version constant the root package re-exports (tvbo/version.py);
     # tvbo.runspec: the static declaration of the run options (standard library only);
     # tvbo.blas_kernel: the OpenBLAS kernel pin `import tvbo` sets first (standard library only);
@@ -191,7 +153,7 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     # package's lazy root and a module that imports matplotlib only when a figure is saved)
     assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.version", "tvbo.runspec",
                          "tvbo.blas_kernel", "tvbo.plugins", "tvbo.outputs", "tvbo.analysis",
-                         "tvbo.analysis.figure_output"}
+                         "tvbo.analysis.figure_output", "tvbo._catalogue"}
 
 
 _CHECK = r"""
@@ -227,8 +189,8 @@ def test_run_imports_only_its_benchmark_and_algorithm(tmp_path) -> None:
     modules = set(result["modules"])
     never = {"matplotlib", "seaborn", "tvbo.analysis.figures", "tvbo.analysis.tables",
              "tvbo.analysis.compare", "tvbo.results.campaign", "tvbo.benchmarks.temperature",
-             "tvbo.benchmarks.ozone", "tvbo.benchmarks.wlan", "tvbo.algorithms.bolt",
-             "tvbo.algorithms.pegpucb", "tvbo.algorithms.boke",
+             "tvbo.benchmarks.ozone", "tvbo.benchmarks.wlan", "tvbo.algorithms.bolt.parts",
+             "tvbo.algorithms.pegpucb.parts", "tvbo.algorithms.boke.parts",
              "scipy.stats"}  # Sobol' points come from tvbo.qmc
     assert not modules & never
 

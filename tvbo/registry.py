@@ -4,20 +4,24 @@ Why a static table: listing or validating a name must not import every benchmark
 module (numpy, scipy.stats, xarray, pandas: seconds of start-up on a busy machine). Each entry
 says where the object lives as ``"module:attr"`` (resolved lazily, only when the object is
 built), with a one-line description and a citation for ``tvbo list``. This module imports
-nothing from tvbo or third-party packages, so every layer may read it.
+nothing from tvbo but the generated, standard-library-only :mod:`tvbo._catalogue`, and no
+third-party package, so every layer may read it.
+
+The algorithm names and parts are not written here: each is declared once in its paper's package
+(``tvbo/algorithms/<paper>/declare.py``, :mod:`tvbo.algorithms.declare`) and
+``scripts/write_catalogue.py`` generates :mod:`tvbo._catalogue` from the declarations.
 
 Registration does not depend on import order: ``tvbo.benchmarks.make`` and
 ``tvbo.algorithms.make`` import exactly the modules an entry names (and, for an algorithm preset,
-the modules of the parts its spec uses). ``tests/test_startup.py`` checks that the table agrees
-with what the modules define: every preset, custom algorithm, part, synthetic and static class,
-compute model and profile file is listed here, under the module that really defines it.
+the modules of the parts its spec uses). ``tests/test_startup.py`` checks that the benchmark,
+compute-model and profile tables agree with what the modules define.
 
 Kinds of targets (``Entry.kind``):
 
 ``factory``    ``module:function`` returning the benchmark (``function(**options)``)
 ``synthetic``  ``module:Class`` of a BOLT synthetic benchmark (wrapped by the synthetic factory)
 ``static``     ``module:Class`` of a BOKE static benchmark (wrapped by ``static_factory``)
-``preset``     ``module`` whose import registers the algorithm preset of that name
+``preset``     the paper package that declares the preset (its parts: ``COMPONENTS``)
 ``class``      ``module:Class`` of an algorithm registered with ``tvbo.algorithms.register``
 ``component``  ``module:Class`` of an algorithm part (``role/kind`` name)
 ``compute``    ``module:Class`` of a compute model
@@ -29,6 +33,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from typing import Any
+
+from tvbo import _catalogue
 
 __all__ = [
     "ALGORITHMS",
@@ -44,8 +50,7 @@ __all__ = [
     "resolve",
 ]
 
-#: short citations (the paper keys used across the docs and specs)
-BOLT_B = "Bardou & Thiran, TVBO without a metronome [B]"
+#: short citations of the benchmarks' papers (an algorithm's is in its declaration)
 BOLT_A = "Bardou & Thiran, Optimizing through change, ICML [A]"
 BOLT_AB = "Bardou & Thiran [A]/[B]"
 WDBO = "Bardou, Thiran & Ranieri, This too shall pass, NeurIPS 2024 [W]"
@@ -133,108 +138,11 @@ BENCHMARKS: tuple[Entry, ...] = (
     ]),
 )
 
-_ALG = "tvbo.algorithms"
-
-ALGORITHMS: tuple[Entry, ...] = (
-    *_table("preset", [
-        ("gp-ucb", f"{_ALG}.presets", "spatial GP (time ignored), UCB, keeps all data",
-         "Srinivas et al. 2012"),
-        ("st-gp-ucb", f"{_ALG}.presets", "spatio-temporal GP, UCB, keeps all data", TVBO),
-        ("tv-gp-ucb", f"{_ALG}.tvgp", "back-to-prior forgetting kernel, UCB",
-         "Bogunovic et al. 2016"),
-        ("r-gp-ucb", f"{_ALG}.resets", "spatial GP, UCB, periodic resets",
-         "Bogunovic et al. 2016"),
-        ("et-gp-ucb", f"{_ALG}.resets", "spatial GP, UCB, event-triggered resets",
-         "Brunzema et al. 2025"),
-        ("sw-gp-ucb", f"{_ALG}.resets", "spatial GP, UCB, sliding window of the last W points",
-         "Zhou & Shroff 2021"),
-        ("w-gp-ucb", f"{_ALG}.weighted", "weighted GP (discounted observations), UCB",
-         "Deng et al. 2022"),
-        ("abo", f"{_ALG}.abo", "spatio-temporal GP, UCB jointly over space and future time",
-         "Nyikosa et al. 2018"),
-        ("w-dbo", f"{_ALG}.wdbo", "W-DBO: removes stale data by W2 relevance (weak priors)",
-         WDBO),
-        ("w-dbo-reference", f"{_ALG}.wdbo",
-         "W-DBO with the paper's rules and tvbo's plain ML fit (L-BFGS-B, no priors)", WDBO),
-        ("w-dbo-paper", f"{_ALG}.wdbo",
-         "W-DBO as its public code: GPyTorch Adam fit from defaults, refit after removals", WDBO),
-        ("bolt", f"{_ALG}.bolt", "BOLT: dataset size n* from the online response-time fit",
-         BOLT_B),
-        ("bolt-icml", f"{_ALG}.bolt", "BOLT: n* computed once from a given R(n)", BOLT_A),
-        ("bolt-reference", f"{_ALG}.bolt", "BOLT without W-DBO's weak priors (plain ML fit)",
-         BOLT_B),
-        ("bolt-paper", f"{_ALG}.bolt",
-         "BOLT on W-DBO's public code's surrogate (GPyTorch Adam fit, time over 600 s)", BOLT_B),
-        ("bolt-icml-paper", f"{_ALG}.bolt",
-         "BOLT-ICML ([A]'s n*) on W-DBO's public code's surrogate (GPyTorch Adam fit)", BOLT_A),
-        ("boke", f"{_ALG}.boke", "kernel regression surrogate, IKR-UCB", BOKE),
-        ("boke-plus", f"{_ALG}.boke", "BOKE+ (exploits with probability 1 - p)", BOKE),
-        ("kr-ucb", f"{_ALG}.boke", "kernel regression, KR-UCB (Appendix A)", BOKE),
-        ("tv-boke", f"{_ALG}.boke", "kernel regression, IKR-UCB, sliding window", BOKE),
-        ("sparq-gp-ucb", f"{_ALG}.sparq",
-         "heteroscedastic GP, UCB after expert side queries at M-DPP locations", SPARQ),
-        ("pe-gp-ucb", f"{_ALG}.pegpucb", "prior elimination over candidate GP priors", PEGPUCB),
-        ("mle-prior", f"{_ALG}.pegpucb", "prior chosen by type-II maximum likelihood", PEGPUCB),
-        ("bayes-prior", f"{_ALG}.pegpucb", "posterior mixture over candidate priors", PEGPUCB),
-        ("regret-balancing", f"{_ALG}.pegpucb", "regret balancing over candidate priors",
-         PEGPUCB),
-        ("random-search", f"{_ALG}.pegpucb", "uniform random queries", PEGPUCB),
-    ]),
-    # reference policies (floor rows, not competitors: tvbo.algorithms.reference)
-    *_table("class", [
-        ("centre", f"{_ALG}.reference:CentrePolicy",
-         "reference policy: always the centre of the domain", TVBO),
-        ("best-static", f"{_ALG}.reference:BestStaticPolicy",
-         "reference policy: the best fixed point in hindsight (max time-average of f)", TVBO),
-    ]),
-)
-
+#: the algorithm names and parts: generated from their declarations in the paper packages
+#: (tvbo/algorithms/<paper>/declare.py) by scripts/write_catalogue.py into tvbo._catalogue
+ALGORITHMS: tuple[Entry, ...] = tuple(Entry(*row) for row in _catalogue.ALGORITHMS)
 #: algorithm parts, named ``role/kind`` (the spec keys of presets and ablations)
-COMPONENTS: tuple[Entry, ...] = _table("component", [
-    ("surrogate/gp", f"{_ALG}.components:GPSurrogate", "exact GP with ML hyperparameters",
-     TVBO),
-    ("surrogate/tv-gp", f"{_ALG}.tvgp:TVGPSurrogate", "back-to-prior GP",
-     "Bogunovic et al. 2016"),
-    ("surrogate/weighted-gp", f"{_ALG}.weighted:WeightedGPSurrogate", "weighted GP",
-     "Deng et al. 2022"),
-    ("surrogate/kernel-regression", f"{_ALG}.boke:KernelRegressionSurrogate",
-     "Nadaraya-Watson kernel regression", BOKE),
-    ("surrogate/sparq-gp", f"{_ALG}.sparq:SparQGPSurrogate",
-     "exact GP with per-point noise on the kept observations and the expert answers", SPARQ),
-    ("surrogate/candidate-priors", f"{_ALG}.pegpucb:CandidatePriorsSurrogate",
-     "one fixed exact GP per candidate prior, on the shared data", PEGPUCB),
-    ("acquisition/ucb", f"{_ALG}.components:UCBAcquisition", "GP-UCB", "Srinivas et al. 2012"),
-    ("acquisition/abo", f"{_ALG}.abo:ABOAcquisition", "UCB over space and future time",
-     "Nyikosa et al. 2018"),
-    ("acquisition/ikr-ucb", f"{_ALG}.boke:IKRUCBAcquisition", "IKR-UCB", BOKE),
-    ("acquisition/kr-ucb", f"{_ALG}.boke:KRUCBAcquisition", "KR-UCB", BOKE),
-    ("acquisition/expert-ucb", f"{_ALG}.sparq:ExpertUCB",
-     "expert side queries at M-DPP locations, then UCB (Theorem 3.1's beta)", SPARQ),
-    ("acquisition/prior-elimination", f"{_ALG}.pegpucb:PriorEliminationAcquisition",
-     "PE-GP-UCB: optimistic argmax over (x, prior), eliminates failing priors", PEGPUCB),
-    ("acquisition/mle-prior", f"{_ALG}.pegpucb:MLEPriorAcquisition",
-     "UCB of the maximum-evidence prior", PEGPUCB),
-    ("acquisition/bayes-prior", f"{_ALG}.pegpucb:BayesPriorAcquisition",
-     "posterior-weighted UCB over the priors", PEGPUCB),
-    ("acquisition/regret-balancing", f"{_ALG}.pegpucb:RegretBalancingAcquisition",
-     "plays the least-played prior, drops dominated ones", PEGPUCB),
-    ("acquisition/random-search", f"{_ALG}.pegpucb:RandomSearchAcquisition",
-     "uniform on the search space X_t", PEGPUCB),
-    ("dataset/keep-all", f"{_ALG}.components:KeepAll", "never removes", TVBO),
-    ("dataset/wdbo-budget", f"{_ALG}.wdbo:WDBOBudget", "W-DBO removal budget", WDBO),
-    ("dataset/bolt-nstar", f"{_ALG}.bolt:BoltNStar", "BOLT's optimal dataset size n*", BOLT_AB),
-    ("dataset/periodic-reset", f"{_ALG}.resets:PeriodicReset", "periodic reset",
-     "Bogunovic et al. 2016"),
-    ("dataset/event-trigger", f"{_ALG}.resets:EventTrigger", "event-triggered reset",
-     "Brunzema et al. 2025"),
-    ("dataset/sliding-window", f"{_ALG}.resets:SlidingWindow", "last W observations",
-     "Zhou & Shroff 2021"),
-    ("dataset/uncertainty-injection", f"{_ALG}.sparq:UncertaintyInjection",
-     "injected noise sigma^2 (a^2 + 1) by age; discard above g(t)", SPARQ),
-    ("removal/oldest", f"{_ALG}.components:OldestFirst", "remove the oldest first", TVBO),
-    ("removal/random", f"{_ALG}.components:RandomRemoval", "remove uniformly at random", TVBO),
-    ("removal/w2", f"{_ALG}.wdbo:W2Relevance", "remove the least W2-relevant", WDBO),
-])
+COMPONENTS: tuple[Entry, ...] = tuple(Entry(*row) for row in _catalogue.COMPONENTS)
 
 COMPUTE_MODELS: tuple[Entry, ...] = _table("compute", [
     ("counted", "tvbo.sim.compute:CountedModel",

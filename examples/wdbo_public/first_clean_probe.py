@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     import wdbo_criterion
     from wdbo_algo.optimizer import WDBOOptimizer
 
-    from tvbo.gp.relevance import relevance
+    from tvbo.algorithms.wdbo.relevance import relevance
     from tvbo.results.io import read_run
 
     torch.set_default_dtype(torch.float64)

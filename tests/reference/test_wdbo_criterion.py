@@ -1,7 +1,7 @@
-"""tvbo's W-DBO relevance (tvbo/gp/relevance.py) against the public C++ criterion.
+"""tvbo's W-DBO relevance (tvbo/algorithms/wdbo/relevance.py) against the public C++ criterion.
 
 ``wdbo_criterion.wasserstein_criterion`` (wdbo-criterion 2.2.1, the code ``wdbo-algo`` calls in
-``clean``) and :func:`tvbo.gp.relevance.relevance` on the same data, hyperparameters and
+``clean``) and :func:`tvbo.algorithms.wdbo.relevance.relevance` on the same data, hyperparameters and
 present time, spatial Matérn-5/2 (as both W-DBO codes use), time in the library's unit (over
 600 s, as ``w-dbo-paper``; the normalised criterion does not depend on the unit).
 
@@ -30,7 +30,7 @@ import pytest
 wdbo_criterion = pytest.importorskip("wdbo_criterion")
 
 from tests.reference._data import dataset, standardized  # noqa: E402
-from tvbo.gp.relevance import relevance  # noqa: E402
+from tvbo.algorithms.wdbo.relevance import relevance  # noqa: E402
 
 UNIT = 600.0
 #: (d, n, seed, (signal, l_S, l_T seconds, noise))

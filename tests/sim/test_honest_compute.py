@@ -99,7 +99,7 @@ def test_every_builtin_reports_work_or_declares_it_needs_none(name: str) -> None
         "moving-bump" if name == "sparq-gp-ucb" else "eggholder")
     algorithm = make(name)
     probe_work(make_benchmark(benchmark), algorithm)  # raises if refused
-    # the model-free policies: random search and the floor rows (tvbo.algorithms.reference)
+    # the model-free policies: random search and the floor rows (tvbo.algorithms.reference.policies)
     assert algorithm.compute_free == (name in ("random-search", *REFERENCE_POLICIES))
 
 

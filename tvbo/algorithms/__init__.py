@@ -3,10 +3,11 @@
 Most algorithms are presets of composable parts (:mod:`tvbo.algorithms.presets`); a class that
 implements :class:`Algorithm` directly can be registered too.
 
-Lazy by design: the names come from the static catalogue :mod:`tvbo.registry`, and ``make``
-imports only the module that defines the algorithm and the modules of the parts its spec uses
-(e.g. ``bolt``: bolt, wdbo, components), so a run does not pay for every algorithm's imports and
-nothing depends on the order in which modules are imported. The re-exported classes and
+Lazy by design: the names come from the static catalogue :mod:`tvbo.registry` (generated from
+the declarations of the paper packages, :mod:`tvbo.algorithms.declare`), and ``make`` imports
+only the modules of the parts its spec uses (e.g. ``bolt``: bolt.parts, wdbo.parts, components),
+so a run does not pay for every algorithm's imports and nothing depends on the order in which
+modules are imported. The re-exported classes and
 functions (``Algorithm``, ``ComposedAlgorithm``, ``register_preset`` ...) load on first access.
 """
 

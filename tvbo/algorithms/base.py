@@ -72,10 +72,10 @@ class Algorithm(ABC):
     name: ClassVar[str] = ""
     #: True only for an algorithm whose computation is negligible by design (no model: uniform
     #: random queries, the reference policies ``centre`` and ``best-static`` of
-    #: :mod:`tvbo.algorithms.reference`): under ``compute: counted`` an algorithm that reports no
-    #: work after warm-up is refused (its compute would be priced 0 s, silently) unless it declares
-    #: this. Code tvbo cannot count (an outside optimiser) runs under ``measured`` or
-    #: ``polynomial`` instead (``tvbo calibrate --from-runs``).
+    #: :mod:`tvbo.algorithms.reference.policies`): under ``compute: counted`` an algorithm that
+    #: reports no work after warm-up is refused (its compute would be priced 0 s, silently)
+    #: unless it declares this. Code tvbo cannot count (an outside optimiser) runs under
+    #: ``measured`` or ``polynomial`` instead (``tvbo calibrate --from-runs``).
     compute_free: ClassVar[bool] = False
 
     def __init__(self) -> None:

@@ -9,8 +9,9 @@ at most 2 removals per cleaning; ``w-dbo-reference`` is the paper's). A table th
 One place decides the label, :func:`display_name`; tables, the paper comparison, campaign and
 paper figures all call it (through :func:`algorithm_labels` for a whole campaign).
 
-The metadata (:data:`ALGORITHM_INFO`, extended with :func:`register_display`) gives each
-registry name a display name and either
+The metadata (:data:`ALGORITHM_INFO`: declared with each name in its paper package, see
+:mod:`tvbo.algorithms.declare`; extended with :func:`register_display`) gives each registry
+name a display name and either
 
 * a fixed ``variant`` (``"paper"`` | ``"robust"`` | None), or
 * ``safeguards``: option paths (``"surrogate.prior"``, ``"dataset.max_removals"``,
@@ -35,6 +36,8 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from tvbo import _catalogue
 
 #: the variants a label can show
 VARIANTS: tuple[str, ...] = ("paper", "paper-ml", "robust")
@@ -75,76 +78,19 @@ class AlgorithmInfo:
     fit_path: str = "surrogate.fit_mode"
 
 
-_WDBO_SAFEGUARDS = {"surrogate.prior": (None, {}), "dataset.max_removals": (None,)}
-_WDBO_NOTE = "weak log-normal hyperparameter priors (MAP-II) and at most 2 removals per cleaning"
-_BOLT_SAFEGUARDS = {"surrogate.prior": (None, {})}
-_BOLT_NOTE = "W-DBO's weak log-normal hyperparameter priors (MAP-II)"
-#: W-DBO's public code (which BOLT builds on) fits with GPyTorch's Adam (tvbo.gp.fit_modes)
-_PUBLIC_FIT = "gpytorch-adam"
-#: every W-DBO / BOLT preset shares its family's metadata; the variant comes from its options
-_WDBO_INFO: dict[str, Any] = {
-    "safeguards": _WDBO_SAFEGUARDS, "robust_note": _WDBO_NOTE, "paper_fit": _PUBLIC_FIT,
-}
-_BOLT_INFO: dict[str, Any] = {
-    "safeguards": _BOLT_SAFEGUARDS, "robust_note": _BOLT_NOTE, "paper_fit": _PUBLIC_FIT,
-}
-
+#: every built-in name's labels, declared in its paper package (tvbo.algorithms.declare) and
+#: read from the generated catalogue; :func:`register_display` adds a plugin's
 ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
-    "gp-ucb": AlgorithmInfo("GP-UCB"),
-    "st-gp-ucb": AlgorithmInfo("ST-GP-UCB"),
-    "tv-gp-ucb": AlgorithmInfo("TV-GP-UCB"),
-    "r-gp-ucb": AlgorithmInfo("R-GP-UCB"),
-    "et-gp-ucb": AlgorithmInfo("ET-GP-UCB"),
-    "sw-gp-ucb": AlgorithmInfo("SW-GP-UCB"),
-    "w-gp-ucb": AlgorithmInfo("W-GP-UCB"),
-    "abo": AlgorithmInfo("ABO"),
-    "w-dbo": AlgorithmInfo("W-DBO", **_WDBO_INFO),
-    "w-dbo-reference": AlgorithmInfo("W-DBO", **_WDBO_INFO),
-    "w-dbo-paper": AlgorithmInfo("W-DBO", **_WDBO_INFO),
-    "bolt": AlgorithmInfo("BOLT", **_BOLT_INFO),
-    "bolt-reference": AlgorithmInfo("BOLT", **_BOLT_INFO),
-    "bolt-paper": AlgorithmInfo("BOLT", **_BOLT_INFO),
-    "bolt-icml": AlgorithmInfo("BOLT-ICML", **_BOLT_INFO),
-    "bolt-icml-paper": AlgorithmInfo("BOLT-ICML", **_BOLT_INFO),
-    # the cold start is tvbo's fix for a fit trapped in the "all noise" optimum (sparq.py)
-    "sparq-gp-ucb": AlgorithmInfo(
-        "SparQ-GP-UCB",
-        safeguards={"surrogate.fit_cold_start": (False,)},
-        robust_note="every hyperparameter fit also starts from the initial values",
-    ),
-    # "pre": the pre-update sigma the proof needs; Algorithm 1 as printed uses the posterior one
-    "pe-gp-ucb": AlgorithmInfo(
-        "PE-GP-UCB",
-        safeguards={"acquisition.test_sigma": ("post",)},
-        robust_note="the elimination test uses the pre-update sigma (as the proof needs)",
-    ),
-    "mle-prior": AlgorithmInfo("MLE prior"),
-    "bayes-prior": AlgorithmInfo("Bayes prior"),
-    "regret-balancing": AlgorithmInfo("Regret balancing"),
-    "random-search": AlgorithmInfo("Random search"),
-    "centre": AlgorithmInfo("Centre"),
-    "best-static": AlgorithmInfo("Best static"),
-    "boke": AlgorithmInfo("BOKE"),
-    "boke-plus": AlgorithmInfo("BOKE+"),
-    "kr-ucb": AlgorithmInfo("KR-UCB"),
-    "tv-boke": AlgorithmInfo("TV-BOKE"),
+    name: AlgorithmInfo(**fields) for name, fields in _catalogue.DISPLAY.items()
 }
 
-
-#: reference policies: floor rows, not competitors. They consult no model (``centre``,
-#: ``best-static`` do no computation at all; ``random-search`` none beyond drawing a point), run
-#: through the same engine and metrics, and show per benchmark what a useless algorithm scores
-#: (``random-search``, ``centre``) and how much of the difficulty is time variation
-#: (``best-static``: the best fixed point, chosen with hindsight from the oracle). Tables render
-#: them as floor rows and keep them out of rankings/orderings (tvbo.algorithms.reference).
-REFERENCE_POLICIES: tuple[str, ...] = ("random-search", "centre", "best-static")
+#: reference policies: floor rows, not competitors. They consult no model, run through the same
+#: engine and metrics, and show per benchmark what a useless algorithm scores and how much of the
+#: difficulty is time variation; tables render them as floor rows and keep them out of
+#: rankings/orderings. Declared with ``floor=`` (tvbo/algorithms/reference/declare.py).
+REFERENCE_POLICIES: tuple[str, ...] = tuple(_catalogue.FLOOR_ROWS)
 #: what each reference policy is, for captions and the report
-REFERENCE_MEANINGS: dict[str, str] = {
-    "random-search": "a uniformly random point of the domain at every query",
-    "centre": "always the centre of the domain",
-    "best-static": "the single point maximising the time-average of f(x, t) over the horizon, "
-    "chosen with hindsight from the oracle",
-}
+REFERENCE_MEANINGS: dict[str, str] = dict(_catalogue.FLOOR_ROWS)
 
 
 def is_reference_policy(name: str, spec: Mapping[str, Any] | None = None) -> bool:

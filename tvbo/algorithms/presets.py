@@ -1,5 +1,8 @@
 """Named algorithms as presets of components, and how options override them.
 
+The built-in presets are declared in their paper packages (:mod:`tvbo.algorithms.declare`);
+:func:`register_preset` adds one at run time (user code, plugins).
+
 A preset is a mapping ``{"surrogate": spec, "acquisition": spec, "dataset": spec,
 "removal": spec}``; each spec is ``{"kind": ..., **options}``. ``make(name, **options)`` merges
 the options over the preset. Every option belongs to exactly one part, and each part's options
@@ -30,27 +33,16 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from tvbo import _catalogue
 from tvbo.algorithms.components import option_names
 from tvbo.algorithms.composed import ComposedAlgorithm
 
 ROLES = ("surrogate", "acquisition", "dataset", "removal")
 
-PRESETS: dict[str, dict[str, Any]] = {
-    # Srinivas et al. (2012): a spatial GP that keeps everything; the control of every paper
-    "gp-ucb": {
-        "surrogate": {"kind": "gp", "time_kernel": None},
-        "acquisition": {"kind": "ucb"},
-        "dataset": {"kind": "keep-all"},
-        "removal": None,
-    },
-    # a spatio-temporal GP that never removes: the ablation of W-DBO/BOLT without cleaning
-    "st-gp-ucb": {
-        "surrogate": {"kind": "gp", "time_kernel": "problem"},
-        "acquisition": {"kind": "ucb"},
-        "dataset": {"kind": "keep-all"},
-        "removal": None,
-    },
-}
+#: name -> role -> part spec; the built-in presets are declared in their paper packages
+#: (tvbo/algorithms/<paper>/declare.py) and read from the generated catalogue; a copy, so that
+#: :func:`register_preset` (user code, plugins) never changes the catalogue
+PRESETS: dict[str, dict[str, Any]] = copy.deepcopy(_catalogue.PRESETS)
 
 
 def register_preset(name: str, preset: Mapping[str, Any]) -> None:

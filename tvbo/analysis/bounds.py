@@ -54,9 +54,9 @@ from typing import Literal
 import numpy as np
 from scipy import integrate, special
 
+from tvbo.algorithms.bolt.nstar import ResponseTime, squared_norm_u
 from tvbo.gp.convolutions import SUPPORTED as SPACE_KERNELS
 from tvbo.gp.convolutions import correlation
-from tvbo.models.nstar import ResponseTime, squared_norm_u
 
 #: temporal correlations with a spectral density here. The first four are the GP kernels of
 #: tvbo; ``rq`` (rational quadratic, [A] Fig. 2) and ``sinc`` (compact spectrum, [A] §3.1's

@@ -4,7 +4,7 @@ The computation lives in the model layer, where BOLT's dataset policy uses it (a
 import analysis); this module keeps the analyses' import path.
 """
 
-from tvbo.models.nstar import (
+from tvbo.algorithms.bolt.nstar import (
     SUPPORTED,
     KernelT,
     ResponseTime,

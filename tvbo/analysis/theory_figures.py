@@ -37,6 +37,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tvbo.algorithms.bolt.nstar import cubic_response_time, nstar, squared_norm_u
 from tvbo.analysis.bounds import (
     BoundSettings,
     TemporalKernel,
@@ -46,7 +47,6 @@ from tvbo.analysis.bounds import (
     upper_bound_metronome,
 )
 from tvbo.analysis.figure_output import FigureOptions
-from tvbo.models.nstar import cubic_response_time, nstar, squared_norm_u
 
 #: temporal lengthscale (s) and response time (s) of the n* and upper-bound figures
 NSTAR_LENGTHSCALE = 100.0

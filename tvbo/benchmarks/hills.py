@@ -13,7 +13,8 @@ tall hill. Everything else is "in our code" (spec D.16); the reconstruction used
   so prior 2's sits at 0.111 ("around 0.1");
 * hills are Gaussian bumps of width ``hill_width``, heights ``small_height`` / ``tall_height``;
 * kernel RBF ``signal_var * exp(-|x-x'|^2 / (2 lengthscale^2))`` (the paper writes ``1/(2l)``,
-  i.e. ``l = lengthscale^2``), noise variance ``noise_var`` (R^2). Defaults: lengthscale 0.1,
+  i.e. ``l = lengthscale^2``), noise variance ``noise_var`` (R^2). Defaults (written once, in
+  :data:`tvbo.models.candidate_prior.HILLS_KERNEL` and ``HILLS_SHAPE``): lengthscale 0.1,
   signal_var 0.05 (std 0.22, so the hills dominate the sample as in the paper's Figure 3),
   noise_var 0.01, hills of width 0.03 and heights 1 / 3;
 * ``f = mean_2 + g`` with ``g`` drawn once on the grid from the kernel with ``instance_seed``
@@ -28,9 +29,10 @@ tall hill. Everything else is "in our code" (spec D.16); the reconstruction used
 * search space: :class:`AlternatingSearchSpace` -- the whole grid on even steps, the grid minus
   the band ``exclude`` around the true tall hill on odd steps. The engine's candidate set is
   fixed, so the restriction is exposed by :meth:`HillsBenchmark.available` and the algorithms of
-  :mod:`tvbo.algorithms.pegpucb` are told the SAME schedule through their ``search_space`` option
-  (the toy study config passes both). ``f*(t)`` is the maximum over the AVAILABLE points; the
-  oracle never credits an unavailable point (regret is measured against ``max_{X_t} f``).
+  :mod:`tvbo.algorithms.pegpucb.parts` are told the SAME schedule through their
+  ``search_space`` option (the toy study config passes both). ``f*(t)`` is the maximum over the
+  AVAILABLE points; the oracle never credits an unavailable point (regret is measured against
+  ``max_{X_t} f``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ from typing import Any
 import numpy as np
 
 from tvbo.benchmarks.base import Benchmark
-from tvbo.models.candidate_prior import N_HILLS, N_PRIORS, HillsShape, hills_priors
+from tvbo.models.candidate_prior import (
+    HILLS_KERNEL,
+    HILLS_SHAPE,
+    N_HILLS,
+    N_PRIORS,
+    HillsShape,
+    hills_priors,
+)
 from tvbo.search_space import AlternatingSearchSpace
 
 __all__ = [
@@ -80,12 +89,12 @@ class HillsBenchmark(Benchmark):
         steps: int = 100,
         step_seconds: float = 1.0,
         n_points: int = 200,
-        lengthscale: float = 0.1,
-        signal_var: float = 0.05,
-        noise_var: float = 0.01,
-        hill_width: float = 0.03,
-        small_height: float = 1.0,
-        tall_height: float = 3.0,
+        lengthscale: float = HILLS_KERNEL.lengthscale,
+        signal_var: float = HILLS_KERNEL.signal_var,
+        noise_var: float = HILLS_KERNEL.noise_var,
+        hill_width: float = HILLS_SHAPE.hill_width,
+        small_height: float = HILLS_SHAPE.small_height,
+        tall_height: float = HILLS_SHAPE.tall_height,
         exclude: tuple[float, float] | list[float] = (0.05, 0.17),
         period: int = 2,
         instance_seed: int = 0,

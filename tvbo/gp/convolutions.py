@@ -151,7 +151,7 @@ def space_convolution(name: str, lengthscale: float, diff: np.ndarray, d: int) -
     ``diff`` has shape ``(..., d)``; the result has shape ``(...)``. Integrating over R^d instead
     of the search space S bounds the paper's integral over S from above (eq. (35)); callers that
     want the reference code's tighter ``min(1, .)`` cap apply it themselves (see
-    :func:`tvbo.gp.relevance.relevance`).
+    :func:`tvbo.algorithms.wdbo.relevance.relevance`).
     """
     diff = np.asarray(diff, dtype=float)
     if diff.ndim == 0 or diff.shape[-1] != d:

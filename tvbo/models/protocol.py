@@ -153,8 +153,8 @@ class HasKernelDensity(Protocol):
 
     ``predict`` gives ``var = 1 / W``, which overflows far from the data; ``regression`` gives
     the mean, ``log W`` (``-inf`` where W = 0) and the distance to the nearest observation, with
-    their gradients in x when ``grad`` (a :class:`tvbo.models.kernel_regression.KRResult`), so
-    an acquisition can work in log space and break ties where W = 0.
+    their gradients in x when ``grad`` (a :class:`tvbo.algorithms.boke.kernel_regression.KRResult`),
+    so an acquisition can work in log space and break ties where W = 0.
     """
 
     def regression(self, X: np.ndarray, *, grad: bool = False): ...
@@ -165,7 +165,7 @@ class HasSpaceTimeGradient(Protocol):
     """A model whose posterior at points ``(X[i], T[i])`` has gradients in x and t.
 
     ``dmean`` and ``dvar`` of the returned prediction have ``d + 1`` columns (d spatial, then
-    time). ABO's look-ahead acquisition (:mod:`tvbo.acquisition.lookahead`) needs it.
+    time). ABO's look-ahead acquisition (:mod:`tvbo.algorithms.abo.lookahead`) needs it.
     """
 
     def predict_space_time(self, X: np.ndarray, T: np.ndarray, *, grad: bool = False,
