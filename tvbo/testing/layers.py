@@ -79,6 +79,8 @@ UNITS: dict[str, tuple[str, ...]] = {
     "version": ("tvbo.version",),
     # the OpenBLAS kernel pin `import tvbo` sets before numpy loads (standard library only)
     "blas_kernel": ("tvbo.blas_kernel",),
+    # the packages' lazy re-exports (PEP 562 __getattr__ from a table; standard library only)
+    "lazy": ("tvbo._lazy",),
     # low-discrepancy point sets: pure numpy, used by optimisers, oracles and priors
     "qmc": ("tvbo.qmc",),
     # the static catalogue of names: imports nothing from tvbo (it resolves "module:attr"
@@ -132,21 +134,24 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "work": (),  # the lowest layer
     "version": (),  # a constant
     "blas_kernel": (),  # standard library only; runs before numpy is imported
+    "lazy": (),  # standard library only; the root package loads it before numpy
     "qmc": (),  # a leaf utility
     "registry": (),  # a static table; must stay import-free so every layer may read it
     "search_space": (),  # a leaf utility
     "gp": ("work",),  # the GP counts its own work
     "models": ("gp",),  # the protocols describe the GP implementations
     "acquisition": ("models", "qmc"),  # acquisitions are functions of a model's posterior
-    "algorithms": ("acquisition", "registry", "search_space"),  # compose models, acquisitions
+    # compose models and acquisitions
+    "algorithms": ("acquisition", "lazy", "registry", "search_space"),
     "data": (),  # raw data files; no tvbo dependency
     # real-data benchmarks read prepared data; a benchmark may declare candidate priors as models
     # (PE-GP-UCB's problems come with their priors: tvbo.models.candidate_prior)
-    "benchmarks": ("data", "models", "qmc", "registry", "search_space", "version"),
-    "results": ("version",),  # the run-file format (written by sim, read by analysis)
+    "benchmarks": ("data", "lazy", "models", "qmc", "registry", "search_space", "version"),
+    "results": ("lazy", "version"),  # the run-file format (written by sim, read by analysis)
     "sim": ("algorithms", "benchmarks", "results"),  # above the algorithms and benchmarks
     "analysis": ("sim", "results"),  # results <- analysis (and the run conditions of sim)
-    "entry": ("analysis", "version", "blas_kernel"),  # results <- analysis <- cli/api/workflow
+    # results <- analysis <- cli/api/workflow
+    "entry": ("analysis", "lazy", "version", "blas_kernel"),
     "testing": ("entry",),  # the very top
 }
 
