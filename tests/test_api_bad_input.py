@@ -17,8 +17,8 @@ import pytest
 
 import tvbo.api
 from tvbo import cli
+from tvbo.runspec import check_run_options
 from tvbo.sim.compute import make_compute_model
-from tvbo.sim.engine import EngineOptions
 
 NAN, INF = math.nan, math.inf
 
@@ -78,13 +78,13 @@ def test_good_numbers_pass_and_are_recorded_as_plain_values():
     assert engine["max_iterations"] == 3 and engine["time_grid_step"] == 1.0
 
 
-def test_compute_models_and_engine_options_check_on_their_own():
+def test_compute_models_and_run_options_check_on_their_own():
     with pytest.raises(ValueError, match=r"a0 must be a finite number >= 0.*nan"):
         make_compute_model("polynomial", polynomial=[NAN, 0.1])
     with pytest.raises(ValueError, match="speed must be a finite number > 0, got inf"):
         make_compute_model("measured", speed=INF)
     with pytest.raises(ValueError, match="max_iterations must be an integer >= 1 or None, got nan"):
-        EngineOptions(max_iterations=NAN)
+        check_run_options({"max_iterations": NAN})
     assert make_compute_model("polynomial", polynomial=[np.float64(0.5), 1]).coefficients == [
         0.5, 1.0]  # fmt: skip
 

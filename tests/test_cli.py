@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ import numpy as np
 import pytest
 import xarray as xr
 
-import tvbo
 from tvbo import cli
 from tvbo.results import schema
 
@@ -91,6 +91,20 @@ def fake_run(benchmark: str, algorithm: str, seed: int, speed: float, n: int = 6
     return ds.expand_dims(benchmark=[benchmark], algorithm=[algorithm], seed=[seed], speed=[speed])
 
 
+def _replace_simulation(monkeypatch: pytest.MonkeyPatch, simulate: Callable[..., Any]) -> None:
+    """Make ``tvbo run`` call ``simulate(benchmark, algorithm, **options, progress=...)``: the
+    CLI hands its checked options to :func:`tvbo.api.simulate_checked` (one check per process),
+    replaced here by a function that unpacks them as :func:`tvbo.simulate`'s keywords."""
+    import tvbo.api
+
+    def simulate_checked(run: Any, *, progress: Any = None, **_: Any) -> Any:
+        values = dict(run)
+        return simulate(values.pop("benchmark"), values.pop("algorithm"), progress=progress,
+                        **values)
+
+    monkeypatch.setattr(tvbo.api, "simulate_checked", simulate_checked)
+
+
 @pytest.fixture
 def fake_simulate(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Replace ``tvbo.simulate`` by a recorder; returns the list of recorded calls."""
@@ -104,7 +118,7 @@ def fake_simulate(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
                 kwargs["progress"](float(now), horizon, k)
         return fake_run(benchmark, algorithm, kwargs["seed"], kwargs["speed"])
 
-    monkeypatch.setitem(vars(tvbo), "simulate", simulate)  # bypasses the lazy import
+    _replace_simulation(monkeypatch, simulate)
     if not HAVE_IO:  # before integration: a plain netCDF writer stands in for the atomic one
         stand_in = type(sys)("tvbo.results.io")
         stand_in.write_run = lambda ds, path: (ds.to_netcdf(path), Path(path))[1]
@@ -214,7 +228,7 @@ def test_engine_value_error_is_one_line(registry, monkeypatch, tmp_path, capsys)
     def simulate(*args: Any, **kwargs: Any) -> None:
         raise ValueError("profile 'pi5' not found\nvalid profiles: laptop, server")
 
-    monkeypatch.setitem(vars(tvbo), "simulate", simulate)  # bypasses the lazy import
+    _replace_simulation(monkeypatch, simulate)
     out = tmp_path / "run.nc"
     status, _, stderr = run_cli([*base_args(registry, out), "--horizon", "9"], capsys)
     assert status == 2

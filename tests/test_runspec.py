@@ -18,6 +18,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -176,16 +177,14 @@ def test_declarations_are_well_formed() -> None:
         option("nope")
 
 
-def test_the_engine_and_registries_agree_with_the_choices() -> None:
+def test_the_registries_agree_with_the_choices() -> None:
+    """The choices that other layers own (compute models, cost tables, pending strategies); the
+    engine's stamps, recommendations and bounds are declared only here (issue 25 item 3)."""
     from tvbo.acquisition.pending import pending_names
     from tvbo.benchmarks.tables import COST_TABLES
     from tvbo.sim.compute import COMPUTE_MODELS
-    from tvbo.sim.engine import MAX_EVALUATORS, RECOMMENDATIONS, STAMPS
 
-    assert option("stamp").choices == STAMPS
-    assert option("recommendation").choices == RECOMMENDATIONS
     assert option("compute").choices == COMPUTE_MODELS
-    assert option("evaluators").maximum == MAX_EVALUATORS
     assert set(option("cost_table").choices) == set(COST_TABLES)
     assert option("pending").valid_choices() == tuple(pending_names())
     # the built-ins accepted without reading the registry are registered names
@@ -217,20 +216,23 @@ def test_cli_args_parse_back_to_the_same_values() -> None:
 
 
 def test_the_cli_passes_every_option_to_simulate(monkeypatch, tmp_path) -> None:
-    calls: list[dict] = []
+    calls: list[tuple[runspec.CheckedRun, dict]] = []
 
-    def simulate(benchmark, algorithm, **kwargs):
-        calls.append(kwargs)
+    def simulate_checked(run, **kwargs):
+        calls.append((run, kwargs))
         raise ValueError("stop")
 
-    monkeypatch.setitem(vars(tvbo), "simulate", simulate)
+    monkeypatch.setattr(tvbo.api, "simulate_checked", simulate_checked)
     argv = ["run", "--benchmark", "ackley", "--algorithm", "gp-ucb",
             "--out", str(tmp_path / "r.nc")]
     with pytest.raises(SystemExit):
         cli.main([*argv, "--quiet"])
-    (call,) = calls
-    expected = {o.name for o in runspec.RUN_SPEC if o.kind != "name"} | set(API_ONLY)
-    assert set(call) == expected
+    ((run, kwargs),) = calls
+    # the checked options of every run option, and the caller's keywords (progress)
+    assert isinstance(run, runspec.CheckedRun)
+    assert set(run) == {o.name for o in runspec.RUN_SPEC}
+    assert run["benchmark"] == "ackley" and run["algorithm"] == "gp-ucb"
+    assert set(kwargs) == set(API_ONLY)
 
 
 # -- the Snakemake rule parameters: a real dry run ------------------------------------------------
@@ -394,6 +396,85 @@ def test_the_api_cli_and_config_use_the_one_check(monkeypatch, tmp_path, capsys)
     with pytest.raises(tvbo.config_check.ConfigError, match=r"refused \(config\)"):
         tvbo.config_check.check_config(cfg, options=False)
     assert seen == ["api", "cli", "config"]
+
+
+# -- issue 25 item 3: one check per process; the engine trusts a CheckedRun ----------------------
+def test_only_the_check_makes_a_checked_run() -> None:
+    run = check_run_options({"warmup": 4, "cost_cv": 1})
+    assert isinstance(run, runspec.CheckedRun)
+    assert set(run) == {o.name for o in runspec.RUN_SPEC}  # absent options: their defaults
+    assert run["warmup"] == 4 and run["stamp"] == option("stamp").default
+    assert check_run_options(run) is run  # checked in this process: not judged again
+    with pytest.raises(TypeError, match="made by tvbo.runspec.check_run_options only"):
+        runspec.CheckedRun(object(), {"warmup": -1})
+    assert check_run_options({"seeds": [0]}, style="config") is None
+    with pytest.raises(TypeError, match="CheckedRun"):
+        tvbo.api.simulate_checked({"benchmark": "ackley"})
+
+
+def test_engine_options_come_from_the_checked_run_as_plain_values() -> None:
+    import numpy as np
+
+    run = check_run_options({"warmup": np.int64(4), "time_grid_step": 2, "cost_cv": np.float64(0.5),
+                             "lookahead": np.bool_(True), "evaluators": 2})
+    options = run.engine_options()
+    assert options.warmup == 4 and type(options.warmup) is int
+    assert type(options.time_grid_step) is float and type(options.cost_cv) is float
+    assert options.lookahead is True and options.evaluators == 2
+    assert json.dumps(options.__dict__)  # the run file's configuration is plain JSON
+
+
+def test_a_new_seed_is_judged_alone() -> None:
+    run = check_run_options({"warmup": 4, "seed": 1})
+    assert run.with_seed(7)["seed"] == 7 and run.with_seed(7)["warmup"] == 4
+    with pytest.raises(ValueError, match=r"--seed must be an integer >= 0, got -1"):
+        run.with_seed(-1, style="cli")
+    with pytest.raises(ValueError, match="out of range"):
+        run.with_seed(2**63)
+
+
+def _count_checks(monkeypatch) -> Counter:
+    counts: Counter = Counter()
+    original = runspec._check_field
+
+    def counted(opt, where, value):
+        counts[opt.name] += 1
+        return original(opt, where, value)
+
+    monkeypatch.setattr(runspec, "_check_field", counted)
+    return counts
+
+
+SHORT_RUN = {"horizon": 6.0, "cost": 0.5, "warmup": 3, "max_iterations": 5, "cost_cv": 0.5}
+
+
+def test_simulate_checks_every_option_once(monkeypatch) -> None:
+    counts = _count_checks(monkeypatch)
+    tvbo.api.simulate("eggholder", "gp-ucb", seed=0, **SHORT_RUN)
+    assert counts == Counter({o.name: 1 for o in runspec.RUN_SPEC}), counts
+
+
+def test_tvbo_run_checks_every_option_once(monkeypatch, tmp_path, capsys) -> None:
+    counts = _count_checks(monkeypatch)
+    argv = ["run", "--benchmark", "eggholder", "--algorithm", "gp-ucb", "--quiet",
+            "--out", str(tmp_path / "r.nc")]
+    for key, value in SHORT_RUN.items():
+        argv += [option(key).cli_flag, str(value)]
+    assert cli.main(argv) == 0
+    # every flag's value (given or default) once: the API trusts what the CLI checked
+    assert counts == Counter({o.name: 1 for o in runspec.RUN_SPEC if o.cli_flag}), counts
+    assert {"warmup", "cost_cv", "horizon", "seed"} <= set(counts)
+
+
+def test_run_many_judges_each_seed_once_and_the_rest_once(monkeypatch, tmp_path, capsys) -> None:
+    counts = _count_checks(monkeypatch)
+    outs = [str(tmp_path / f"r{i}.nc") for i in range(2)]
+    argv = ["run-many", "--benchmark", "eggholder", "--algorithm", "gp-ucb", "--quiet",
+            "--seeds", "0", "1", "--out", *outs]
+    for key, value in SHORT_RUN.items():
+        argv += [option(key).cli_flag, str(value)]
+    assert cli.main(argv) == 0
+    assert counts["seed"] == 2 and counts["warmup"] == 1 and counts["cost_cv"] == 1, counts
 
 
 # -- item 6: no import-time side effects ----------------------------------------------------------

@@ -18,18 +18,15 @@ from tvbo.blas_kernel import pin_kernel
 # counted runs; tvbo/blas_kernel.py says why)
 pin_kernel()
 
+from tvbo._lazy import lazy_exports  # noqa: E402
 from tvbo.version import __version__  # noqa: E402
 
-__all__ = ["__version__", "simulate", "write_oracle"]
+#: lazily re-exported names -> defining module
+_LAZY: dict[str, str] = {
+    "simulate": "tvbo.api",
+    "write_oracle": "tvbo.api",
+}
 
+__all__ = ["__version__", *_LAZY]
 
-def __getattr__(name: str):
-    if name == "simulate":
-        from tvbo.api import simulate
-
-        return simulate
-    if name == "write_oracle":
-        from tvbo.api import write_oracle
-
-        return write_oracle
-    raise AttributeError(f"module 'tvbo' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -20,18 +20,25 @@ import scipy.linalg  # noqa: F401  (loads scipy's BLAS, so that threads= pins it
 import simpy
 import xarray as xr
 
-from tvbo import __version__
+from tvbo import plugins, registry
 from tvbo.algorithms import Algorithm, has_expert
 from tvbo.algorithms import make as make_algorithm
 from tvbo.analysis.metrics import average_regret, time_integrated_regret
 from tvbo.benchmarks import make as make_benchmark
+from tvbo.benchmarks import normalise_name
+from tvbo.benchmarks.oracle_table import (
+    build_oracle_table,
+    load_oracle_table,
+    write_oracle_table,
+)
 from tvbo.blas_kernel import pinned_kernel
 from tvbo.results.schema import RUN_KEYS
-from tvbo.runspec import RUN_SPEC, check_run_options
+from tvbo.runspec import RUN_SPEC, CheckedRun, check_run_options
 from tvbo.sim.compute import make_compute_model
-from tvbo.sim.engine import Engine, EngineOptions
+from tvbo.sim.engine import Engine
 from tvbo.sim.parallel import parallel_label
 from tvbo.sim.threads import limit_threads
+from tvbo.version import __version__
 
 
 def _versions() -> dict[str, str]:
@@ -72,8 +79,6 @@ def write_oracle(
     The options are those of :func:`simulate` (same names, same meaning); a run with the same
     benchmark options accepts the table (``simulate(..., oracle_table=out)``). Returns ``out``.
     """
-    from tvbo.benchmarks.oracle_table import build_oracle_table, write_oracle_table
-
     _load_plugins_for(benchmark, None)
     check_run_options({"horizon": horizon, "cost_table": cost_table, "cost": cost,
                        "noise_var": noise_var, "benchmark_options": benchmark_options})
@@ -84,14 +89,9 @@ def write_oracle(
 
 def _load_plugins_for(benchmark: object, algorithm: object) -> None:
     """A name that is not a built-in may be an installed plugin's: load the entry points."""
-    from tvbo import registry
-    from tvbo.benchmarks import normalise_name
-
     builtin = {normalise_name(e.name) for e in registry.BENCHMARKS}
     if (isinstance(algorithm, str) and registry.entry("algorithms", algorithm) is None) or (
             isinstance(benchmark, str) and normalise_name(benchmark) not in builtin):
-        from tvbo import plugins
-
         plugins.load()
 
 
@@ -174,30 +174,51 @@ def simulate(
 
     # ONE check of every run option, shared with the CLI and the config validator: bad input
     # raises ValueError naming the keyword before any work (the benchmark is not built)
-    check_run_options(run_options, algorithms={"algorithm": build_algorithm})
-    build_algorithm()  # its options are judged before the benchmark is built (milliseconds)
-    expert = [k for k in ("expert_cost", "expert_noise_var") if run_options[k] is not None]
-    if expert and not has_expert(built[0]):
+    run = check_run_options(run_options, algorithms={"algorithm": build_algorithm})
+    return simulate_checked(run, progress=progress, algorithm=build_algorithm(), stacklevel=3)
+
+
+def simulate_checked(run: CheckedRun, *, progress: Callable[[float, float, int], None] | None
+                     = None, algorithm: Algorithm | None = None,
+                     stacklevel: int = 2) -> xr.Dataset:
+    """:func:`simulate` of options already checked in this process (``tvbo run`` checks its
+    flags first, to refuse bad input before the output path is touched): nothing is judged
+    again. ``algorithm``: the algorithm the check built (k > 1 or overlap), else it is built
+    here from ``run["algorithm"]`` and ``run["algorithm_options"]``."""
+    if not isinstance(run, CheckedRun):
+        raise TypeError("simulate_checked takes the CheckedRun of tvbo.runspec."
+                        "check_run_options; call tvbo.simulate with keywords instead")
+    benchmark, seed, profile = run["benchmark"], run["seed"], run["profile"]
+    horizon, cost_table, cost, noise_var = (run["horizon"], run["cost_table"], run["cost"],
+                                            run["noise_var"])
+    oracle_table, threads = run["oracle_table"], run["threads"]
+    if algorithm is None:
+        _load_plugins_for(benchmark, run["algorithm"])
+        name = run["algorithm"]
+        algorithm = (make_algorithm(name, **(run["algorithm_options"] or {}))
+                     if isinstance(name, str) else name)
+    # the algorithm's options were judged above, before the benchmark is built (milliseconds)
+    expert = [k for k in ("expert_cost", "expert_noise_var") if run[k] is not None]
+    if expert and not has_expert(algorithm):
         # a warning, not an error: a SparQ campaign passes its expert options to every algorithm
         # it compares (the config validator refuses them when no algorithm asks the expert)
         warnings.warn(f"{' and '.join(expert)} set the expert that answers side queries, but "
-                      f"{built[0].name!r} asks none (only SparQ-GP-UCB does): ignored",
-                      UserWarning, stacklevel=2)
-    model = make_compute_model(compute, speed=speed, profile=profile, polynomial=polynomial)
-    options = EngineOptions(**{o.name: bool(run_options[o.name]) if o.kind == "bool"
-                               else run_options[o.name] for o in RUN_SPEC if o.engine})
+                      f"{algorithm.name!r} asks none (only SparQ-GP-UCB does): ignored",
+                      UserWarning, stacklevel=stacklevel)
+    model = make_compute_model(run["compute"], speed=run["speed"], profile=profile,
+                               polynomial=run["polynomial"])
+    options = run.engine_options()
     if isinstance(benchmark, str):
+        benchmark_options = run["benchmark_options"]
         bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                                 noise_var=noise_var, benchmark_options=benchmark_options)
     else:
         bench = benchmark
     table_record = None
     if oracle_table is not None:
-        from tvbo.benchmarks.oracle_table import load_oracle_table
-
         header = load_oracle_table(bench, oracle_table).header
         table_record = {k: header[k] for k in ("settings_sha256", "data_sha256")}
-    algo = build_algorithm()
+    algo = algorithm
     replayed = getattr(model, "algorithm", "")  # a response-time model describes ONE algorithm
     if replayed and algo.name and replayed != algo.name:
         raise ValueError(f"profile {str(profile)!r} is the response-time model of {replayed!r}, "
@@ -238,9 +259,7 @@ def simulate(
     }
     if table_record is not None:  # provenance; the values are those the run would have built
         config["oracle_table"] = table_record
-    from tvbo.plugins import record as plugin_record
-
-    plugin = plugin_record(algo.name)
+    plugin = plugins.record(algo.name)
     if plugin is not None:  # provenance, and the label reports show without loading the plugin
         config["algorithm"]["plugin"] = plugin
     ds.attrs.update(
@@ -252,7 +271,7 @@ def simulate(
         compute_model_json=json.dumps(model.describe(), default=float),
         versions_json=json.dumps(_versions()),
         horizon=float(engine.horizon),
-        warmup=int(warmup),
+        warmup=int(options.warmup),
         cost=float(bench.cost),
         noise_var=float(bench.noise_var),
         dimension=int(bench.d),

@@ -27,8 +27,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
+from tvbo import algorithms, benchmarks, plugins, registry, runspec
+from tvbo.analysis import figure_output
 from tvbo.outputs import (
     check_distinct,
     check_not_input,
@@ -37,6 +39,9 @@ from tvbo.outputs import (
     created_dir,
     describe_os_error,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from tvbo.runspec import CheckedRun
 
 PROG = "tvbo"
 #: what ``tvbo compare --paper`` accepts (tvbo.analysis.compare.PAPER_CHOICES; kept here so that
@@ -168,41 +173,27 @@ def json_object(text: str) -> dict[str, Any]:
 
 # -- registries: the static catalogue (tvbo.registry) imports nothing heavy ---------------------
 def benchmark_names() -> list[str]:
-    from tvbo import registry
-
     return registry.names("benchmarks")
 
 
 def algorithm_names() -> list[str]:
-    from tvbo import registry
-
     return registry.names("algorithms")
 
 
 def compute_models() -> tuple[str, ...]:
-    from tvbo import registry
-
     return tuple(registry.names("compute"))
 
 
 def profile_names() -> list[str]:
-    from tvbo import registry
-
     return registry.names("profiles")
 
 
 def _all_names(kind: str) -> list[str]:
     """Names registered at run time too (plug-ins; catalogue gaps): imports every module."""
-    from tvbo import plugins
-
     plugins.load()  # the installed plugins' names (entry points)
     if kind == "benchmark":
-        from tvbo import benchmarks
-
         benchmarks.load_all()
         return benchmarks.names()
-    from tvbo import algorithms
-
     algorithms.load_all()
     return algorithms.names()
 
@@ -210,7 +201,6 @@ def _all_names(kind: str) -> list[str]:
 def load_plugins(args: argparse.Namespace) -> None:
     """Load the ``--plugin`` modules and the installed plugin entry points (:mod:`tvbo.plugins`)
     before any name is checked: a bad plugin is one line naming it, before anything runs."""
-    from tvbo import plugins
 
     plugins.load(getattr(args, "plugin", None) or ())
 
@@ -285,16 +275,17 @@ class Progress:
 # -- commands -------------------------------------------------------------------------------------
 def _run_values(args: argparse.Namespace) -> dict[str, Any]:
     """The run options of the parsed flags: option name -> value (tvbo.runspec)."""
-    from tvbo.runspec import RUN_SPEC
-
-    return {o.name: getattr(args, o.name) for o in RUN_SPEC if hasattr(args, o.name)}
+    return {o.name: getattr(args, o.name) for o in runspec.RUN_SPEC if hasattr(args, o.name)}
 
 
-def _check_run_args(args: argparse.Namespace) -> None:
+def _check_run_args(args: argparse.Namespace) -> list[CheckedRun]:
     """The checks of ``tvbo run`` / ``tvbo run-many`` that need no simulation: names, then the
     ONE check of the run options (:func:`tvbo.runspec.check_run_options`, as the API and the
     config validator use it: compute vs polynomial vs profile, time-grid step vs horizon, seed
-    range, pending strategy, evaluators/overlap vs the algorithm). Plugins are loaded first."""
+    range, pending strategy, evaluators/overlap vs the algorithm). Plugins are loaded first.
+
+    Returns the checked options of each seed's run, which :func:`tvbo.api.simulate_checked`
+    runs without judging them again (one check per value in the process)."""
     if getattr(args, "plugin", None):
         load_plugins(args)
     if args.benchmark not in benchmark_names():  # maybe registered at run time: complete list
@@ -305,33 +296,30 @@ def _check_run_args(args: argparse.Namespace) -> None:
         "algorithm preset", str(preset))
     if name not in algorithm_names():
         check_name(kind, name, _all_names("algorithm"))
-    from tvbo.runspec import check_run_options
 
     def build() -> Any:
-        from tvbo.algorithms import make as make_algorithm
-
-        return make_algorithm(args.algorithm, **(args.algorithm_options or {}))
+        return algorithms.make(args.algorithm, **(args.algorithm_options or {}))
 
     values = _run_values(args)
     seeds = list(getattr(args, "seeds", None) or [args.seed])  # run-many: --seeds
-    check_run_options({**values, "seed": seeds[0]}, style="cli",
-                      algorithms={args.algorithm: build})
-    for seed in seeds[1:]:
-        check_run_options({"seed": seed}, style="cli")
+    first = runspec.check_run_options({**values, "seed": seeds[0]}, style="cli",
+                                      algorithms={args.algorithm: build})
+    assert first is not None  # one run's options (not a config)
+    return [first, *(first.with_seed(seed, style="cli") for seed in seeds[1:])]
 
 
-def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> Path:
-    """One run of ``args`` with ``seed``, written atomically to ``out`` (what ``tvbo run`` does;
-    ``tvbo run-many`` calls it once per seed, so its files are those of separate calls)."""
-    from tvbo import simulate
+def _simulate_and_write(args: argparse.Namespace, run: CheckedRun, out: Path) -> Path:
+    """One run of ``args`` with the options ``run`` (checked by :func:`_check_run_args`),
+    written atomically to ``out`` (what ``tvbo run`` does; ``tvbo run-many`` calls it once per
+    seed, so its files are those of separate calls)."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
+    from tvbo.api import simulate_checked
     from tvbo.results.io import write_run
 
-    label = f"{args.benchmark}/{args.algorithm} seed {seed}"
+    label = f"{args.benchmark}/{args.algorithm} seed {run['seed']}"
     progress = None if args.quiet else Progress(label, sys.stderr)
     started = time.monotonic()
-    values = _run_values(args)  # every run option reaches simulate by name (tvbo.runspec)
-    values["seed"] = seed
-    ds = simulate(values.pop("benchmark"), values.pop("algorithm"), progress=progress, **values)
+    ds = simulate_checked(run, progress=progress)
     out.parent.mkdir(parents=True, exist_ok=True)
     written = write_run(ds, out)
     if progress is not None:
@@ -343,9 +331,9 @@ def _simulate_and_write(args: argparse.Namespace, seed: int, out: Path) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Simulate one (benchmark, algorithm, seed, speed) run and write it atomically."""
-    _check_run_args(args)
+    (run,) = _check_run_args(args)
     out = check_output_file(args.out, suffixes=NETCDF)
-    _simulate_and_write(args, args.seed, out)
+    _simulate_and_write(args, run, out)
     return 0
 
 
@@ -359,7 +347,7 @@ def cmd_run_many(args: argparse.Namespace) -> int:
     atomically as soon as its run ends, byte for byte the file ``tvbo run`` writes for that seed
     (tests/test_cli.py checks it). Every argument is checked before the first run starts.
     """
-    _check_run_args(args)
+    runs = _check_run_args(args)
     if len(args.out) != len(args.seeds):
         raise UsageError(
             f"--out needs one file per seed: got {len(args.seeds)} seeds "
@@ -373,8 +361,8 @@ def cmd_run_many(args: argparse.Namespace) -> int:
     check_distinct(outs)
     written: list[Path] = []
     try:
-        for seed, out in zip(args.seeds, outs, strict=True):
-            written.append(_simulate_and_write(args, seed, out))
+        for run, out in zip(runs, outs, strict=True):
+            written.append(_simulate_and_write(args, run, out))
     except BaseException:
         # all or nothing: a failed job leaves none of its files (Snakemake reruns the whole
         # group); a kill -9 cannot clean up, but each file is written atomically, so what is
@@ -393,6 +381,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     check_config` (the validator the workflow runs at parse time). A bad config is one line on
     stderr and exit status 2; a good one prints one line (campaign, grid) on stdout.
     """
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.config_check import GRID_KEYS, check_config, grid_size, load_config_files
 
     cfg = check_config(load_config_files(args.files, args.config or ()), schema=args.schema)
@@ -438,7 +427,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     plugins (:mod:`tvbo.plugins`: installed entry points and ``--plugin`` modules), which it
     does import: a bad plugin is one line naming it.
     """
-    from tvbo import plugins, registry
 
     load_plugins(args)
     found = {section: {n: plugins.find(section, n) for n in plugins.names(section)}
@@ -476,12 +464,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.from_runs:
         if args.emulate:
             raise UsageError("--from-runs and --emulate are two different calibrations; give one")
+        # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.sim.calibrate_runs import calibrate_from_runs
 
         print(calibrate_from_runs(args.from_runs, out, degree=args.degree, name=args.name))
         return 0
     targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.sim.threads import limit_blas_threads
 
     with limit_blas_threads(1):  # price one-thread numerics, as simulations run them
@@ -490,12 +480,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace, out: Path, targets: dict[int, float]) -> int:
     if targets:
+        # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.sim.calibrate import emulate
 
         profile = emulate(targets, args.name or out.stem, algorithm=args.algorithm,
                           description=args.description or "")
         written = profile.save(out)
     else:
+        # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.sim.calibrate import calibrate
 
         written = calibrate(out, sizes=tuple(args.sizes), repeats=args.repeats, name=args.name)
@@ -523,10 +515,12 @@ def _existing(paths: Sequence[str]) -> list[Path]:
 
 def _load_campaign(path: str, labels: dict | None = None) -> Any:
     (campaign,) = _existing([path])
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.results.validate import load_campaign  # one-line errors: bad file, silent mix
 
     dataset = load_campaign(campaign)
     if labels:  # --labels: the campaign carries them to every table and figure
+        # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.analysis.context import with_label_overrides
 
         dataset = with_label_overrides(dataset, labels)
@@ -535,6 +529,7 @@ def _load_campaign(path: str, labels: dict | None = None) -> Any:
 
 def _labels_arg(text: str) -> dict:
     """``--labels``: JSON ``{key: {label?, variant?, preset?}}`` or ``{key: "label"}``."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.context import parse_label_overrides
 
     try:
@@ -560,6 +555,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     runs = _existing(args.runs)
     out = check_output_file(args.out, suffixes=NETCDF)
     check_not_input(out, runs)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.results.campaign import merge_runs, write_campaign
     from tvbo.results.validate import parse_allow_mixed
 
@@ -572,6 +568,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_table(args: argparse.Namespace) -> int:
     """Write the papers' regret tables: CSV, Markdown, LaTeX and the normalised values."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.tables import TABLE_FORMATS, write_tables
 
     formats = args.format or list(TABLE_FORMATS)
@@ -601,6 +598,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("--alias names the same paper algorithm twice")
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.compare import write_comparison
 
     options = _figure_options(args)
@@ -615,6 +613,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
     """Write the campaign figures (PNG, PDF or SVG)."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.figures import write_figures
 
     with created_dir(outdir):
@@ -628,6 +627,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     """Write one CSV row per run (run keys and summary metrics) for the report."""
     out = check_output_file(args.out)
     campaign = _load_campaign(args.campaign)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.results.campaign import runs_table
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -638,6 +638,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the tidy table of tvbo/results/export.py (its docstring documents the columns)."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.results.export import export_campaign
 
     print(export_campaign(_load_campaign(args.campaign), args.out, args.format,
@@ -647,6 +648,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_theory(args: argparse.Namespace) -> int:
     """Write the theory figures (n* curves, eps_c, upper bounds; PNG) and their numbers (CSV)."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.theory_figures import write_theory
 
     with created_dir(check_output_dir(args.outdir)) as outdir:
@@ -659,6 +661,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     """Write the hardware what-if figures (PNG) and their table (CSV) of a multi-speed campaign."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.whatif import write_whatif
 
     with created_dir(outdir):
@@ -672,6 +675,7 @@ def cmd_parallel_whatif(args: argparse.Namespace) -> int:
     """Write the k-evaluators what-if figures (PNG) and their table (CSV) of a campaign."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.parallel_whatif import write_parallel_whatif
 
     with created_dir(outdir):
@@ -685,6 +689,7 @@ def cmd_paper_figures(args: argparse.Namespace) -> int:
     """Write one seed paper's figures (PNG) and the numbers behind them (CSV) for a campaign."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign, args.labels)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.context import recorded_algorithm_options
     from tvbo.analysis.paper_figures import check_paper_algorithms, write_paper_figures
 
@@ -707,6 +712,7 @@ def _substitute(text: str) -> tuple[str, str]:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Write the reproduction report (Markdown) from the spec and the campaigns' run files."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.reproduction import write_report
 
     check_output_file(args.out)
@@ -748,12 +754,12 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         load_plugins(args)
     if args.benchmark not in benchmark_names():  # maybe a plugin's: the complete list
         check_name("benchmark", args.benchmark, _all_names("benchmark"))
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.api import write_oracle
 
     started = time.monotonic()
-    from tvbo.runspec import RUN_SPEC
 
-    options = {o.name: getattr(args, o.name) for o in RUN_SPEC if o.workflow == "benchmark"}
+    options = {o.name: getattr(args, o.name) for o in runspec.RUN_SPEC if o.workflow == "benchmark"}
     check_output_file(args.out)
     written = write_oracle(args.benchmark, args.out, **options)
     if not args.quiet:
@@ -772,7 +778,6 @@ def _add_oracle(sub: argparse._SubParsersAction) -> None:
         "configuration and write it atomically (.npz). Give the benchmark options exactly as "
         "to 'tvbo run': a run accepts only a table built for its configuration.",
     )
-    from tvbo import runspec
 
     _add_run_option(p, runspec.option("benchmark"))
     p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.npz)")
@@ -797,9 +802,7 @@ def _unit_share(text: str) -> float:
 
 def _add_figure_options(p: argparse.ArgumentParser) -> None:
     """--format, --dpi, --style: the same on every figure command (tvbo.analysis.figure_output)."""
-    from tvbo.analysis.figure_output import add_figure_arguments
-
-    add_figure_arguments(p)
+    figure_output.add_figure_arguments(p)
 
 
 def _add_aggregate(p: argparse.ArgumentParser) -> None:
@@ -812,15 +815,15 @@ def _add_aggregate(p: argparse.ArgumentParser) -> None:
 
 
 def _figure_options(args: argparse.Namespace):  # -> FigureOptions (imported lazily)
-    from tvbo.analysis.figure_output import from_args
 
-    return from_args(args)
+    return figure_output.from_args(args)
 
 
 def cmd_fit_health(args: argparse.Namespace) -> int:
     """Write a campaign's fit-health table (CSV + Markdown), degenerate runs and l_T figure."""
     outdir = check_output_dir(args.outdir)
     campaign = _load_campaign(args.campaign)
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.analysis.fit_health import write_fit_health
 
     with created_dir(outdir):
@@ -851,15 +854,13 @@ def _add_fit_health(sub: argparse._SubParsersAction) -> None:
 
 # -- parser ---------------------------------------------------------------------------------------
 def _add_run(sub: argparse._SubParsersAction) -> None:
-    from tvbo.runspec import option
-
     p = sub.add_parser(
         "run",
         help="simulate one run on the virtual clock and write it (netCDF)",
         description="Simulate one (benchmark, algorithm, seed, speed) run on the virtual clock "
         "and write it atomically as netCDF. Names: see 'tvbo list'.",
     )
-    _add_run_option(p, option("seed"))
+    _add_run_option(p, runspec.option("seed"))
     p.add_argument("--out", required=True, metavar="FILE", help="output run file (.nc)")
     _run_options(p)
     p.set_defaults(func=cmd_run)
@@ -871,7 +872,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "ends: the same files as one 'tvbo run' per seed, without paying the interpreter's "
         "start-up per run. The workflow groups its seeds with the config key runs_per_job.",
     )
-    seed = option("seed")
+    seed = runspec.option("seed")
     p.add_argument("--seeds", required=True, nargs="+", type=_cli_type(seed), metavar="SEED",
                    help=f"{seed.help}s, one run each, in this order")
     p.add_argument("--out", required=True, nargs="+", metavar="FILE",
@@ -904,14 +905,12 @@ def _cli_type(opt: Any) -> Callable[[str], Any] | None:
 
 def _add_run_option(p: argparse.ArgumentParser, opt: Any) -> None:
     """One flag of a run option, from its declaration (tvbo.runspec)."""
-    from tvbo.runspec import REQUIRED
-
     flag = opt.cli_flag
     if opt.kind == "bool":
         p.add_argument(flag, action="store_true", help=opt.help)
         return
     kwargs: dict[str, Any] = {"metavar": opt.metavar, "help": opt.help}
-    if opt.default is REQUIRED:
+    if opt.default is runspec.REQUIRED:
         kwargs["required"] = True
     else:
         kwargs["default"] = opt.default
@@ -927,7 +926,6 @@ def _add_run_option(p: argparse.ArgumentParser, opt: Any) -> None:
 def _run_options(p: argparse.ArgumentParser) -> None:
     """The flags ``tvbo run`` and ``tvbo run-many`` share: every run option of the RunSpec
     (:data:`tvbo.runspec.RUN_SPEC`) but the seed, generated from its declaration; ``--quiet``."""
-    from tvbo import runspec
 
     for opt in runspec.RUN_SPEC:
         if opt.cli_flag is not None and opt.name != "seed":
@@ -1184,6 +1182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tvbo`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["data"]:  # the data pipeline has its own command line (tvbo.data.__main__)
+        # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.data.__main__ import main as data_main
 
         return int(data_main(argv[1:]))

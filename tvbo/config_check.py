@@ -64,6 +64,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tvbo import plugins, runspec
+from tvbo.algorithms import has_expert
+from tvbo.algorithms import make as make_algorithm
+from tvbo.algorithms import names as algorithm_names
+from tvbo.algorithms.display import split_label_options
+from tvbo.benchmarks import make as make_benchmark
+from tvbo.benchmarks import names as benchmark_names
 from tvbo.runspec import SEED_LIMIT  # the run file's int64 seed (re-exported for the tests)
 
 __all__ = [
@@ -401,9 +408,6 @@ def _check_names(kind: str, requested: Sequence[str], valid: Sequence[str]) -> N
 
 
 def _check_registry_names(cfg: Mapping[str, Any]) -> None:
-    from tvbo.algorithms import names as algorithm_names
-    from tvbo.algorithms.display import split_label_options
-    from tvbo.benchmarks import names as benchmark_names
 
     benchmarks, algorithms = benchmark_names(), algorithm_names()
     # an ablation is a new name built from a preset: {bolt-fifo: {preset: bolt, removal: oldest}}
@@ -423,7 +427,6 @@ def _check_registry_names(cfg: Mapping[str, Any]) -> None:
 
 def _load_plugins(cfg: Mapping[str, Any]) -> None:
     """Import the ``plugins`` modules and the installed plugin entry points (tvbo.plugins)."""
-    from tvbo import plugins
 
     try:
         plugins.load(cfg.get("plugins") or ())
@@ -455,7 +458,6 @@ def _check_compute_per_algorithm(cfg: Mapping[str, Any]) -> None:
     entries = cfg.get("compute_per_algorithm") or {}
     if not entries:
         return
-    from tvbo.runspec import check_run_options
 
     for name in entries:
         if name not in cfg["algorithms"]:
@@ -465,12 +467,13 @@ def _check_compute_per_algorithm(cfg: Mapping[str, Any]) -> None:
     for name in cfg["algorithms"]:
         values = compute_values(cfg, name)
         try:
-            check_run_options(values, style="api")
+            runspec.check_run_options(values, style="api")
         except ValueError as err:
             where = f"compute_per_algorithm.{name}" if name in entries else "compute"
             raise _fail(f"{where}: {err}") from None
         replay = values["compute"] == "polynomial" and values["polynomial"] is None
         if replay:
+            # lazy: numpy; only a config that replays a response-time model reads one
             from tvbo.sim.calibrate_runs import load_response_model
 
             modelled = load_response_model(values["profile"]).get("algorithm")
@@ -494,7 +497,6 @@ def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
     declare ``compute_free``): probed for a few iterations on the grid's first benchmark that
     needs no data file (tvbo.sim.work_probe), so a campaign is refused before any job rather
     than at each job's first iteration. Built-in algorithms are checked by the test suite."""
-    from tvbo import plugins
 
     grid_plugins = [name for name in cfg["algorithms"]
                     if compute_values(cfg, name)["compute"] == "counted"
@@ -502,9 +504,8 @@ def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
     benchmark = next((b for b in cfg["benchmarks"] if b not in DATA_BENCHMARKS), None)
     if not grid_plugins or benchmark is None:
         return
-    from tvbo.algorithms import make
-    from tvbo.algorithms.display import split_label_options
-    from tvbo.benchmarks import make as make_benchmark
+    # lazy: numpy, scipy, xarray, pandas, simpy (~1.5 s idle); every Snakemake job process
+    # imports this module but checks with options=False, which probes nothing
     from tvbo.sim.work_probe import probe_work
 
     overrides = cfg["benchmark_options"].get(benchmark, {})
@@ -512,7 +513,8 @@ def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
         bench = make_benchmark(benchmark, horizon=cfg["horizon"], cost_table=cfg["cost_table"],
                                cost=overrides.get("cost"), noise_var=overrides.get("noise_var"),
                                **dict(overrides.get("options", {})))
-        algorithm = make(name, **split_label_options(cfg["algorithm_options"].get(name))[0])
+        algorithm = make_algorithm(
+            name, **split_label_options(cfg["algorithm_options"].get(name))[0])
         try:
             probe_work(bench, algorithm)
         except ValueError as err:
@@ -521,6 +523,7 @@ def _check_plugins_report_work(cfg: Mapping[str, Any]) -> None:
 
 def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
     """A known protocol, and never beside an explicit noise_var (two sources for one number)."""
+    # lazy: numpy and scipy (~0.6 s idle), only for a config naming a noise protocol
     from tvbo.benchmarks.noise import NOISE_PROTOCOLS
 
     for name, overrides in cfg["benchmark_options"].items():
@@ -539,6 +542,7 @@ def _check_noise_protocols(cfg: Mapping[str, Any]) -> None:
 
 def _check_paper_aliases(cfg: Mapping[str, Any]) -> None:
     """paper_aliases maps an algorithm of a published table onto an algorithm of the campaign."""
+    # lazy: pandas (~1 s idle), only for a config with paper aliases
     from tvbo.analysis.published import PAPERS, paper_table
 
     published = sorted({a for p in PAPERS for a in paper_table(p)["algorithm"]})
@@ -555,6 +559,7 @@ def _check_paper_figures(cfg: Mapping[str, Any]) -> None:
     """A paper's figures need that paper's algorithm in the grid (by name or preset)."""
     if not cfg.get("paper_figures"):
         return
+    # lazy: matplotlib, xarray, pandas (~2 s idle), only for a config with paper figures
     from tvbo.analysis.paper_figures import check_paper_algorithms
 
     presets = [o.get("preset") for o in cfg["algorithm_options"].values() if isinstance(o, dict)]
@@ -571,30 +576,28 @@ def _check_run_options(cfg: Mapping[str, Any], *, build: bool) -> None:
     that ``tvbo run`` and :func:`tvbo.simulate` use too, on the config's keys. With ``build``,
     every algorithm of the grid is built to check that it can run with k > 1 evaluators or
     overlap (abo, sparq-gp-ucb cannot; model-free ones need pending: none)."""
-    from tvbo.runspec import check_run_options
 
     algorithms = None
     if build:
-        from tvbo.algorithms import make
-        from tvbo.algorithms.display import split_label_options
 
         def builder(name: str) -> Callable[[], Any]:
-            return lambda: make(name, **split_label_options(
+            return lambda: make_algorithm(name, **split_label_options(
                 cfg["algorithm_options"].get(name, {}))[0])
 
         algorithms = {name: builder(name) for name in cfg["algorithms"]}
     if build and any(cfg.get(k) is not None for k in ("expert_cost", "expert_noise_var")):
-        from tvbo.algorithms import has_expert
 
         if not any(has_expert(algorithms[name]()) for name in cfg["algorithms"]):
             keys = [k for k in ("expert_cost", "expert_noise_var") if cfg.get(k) is not None]
             raise _fail(f"{' and '.join(keys)} set the expert that answers side queries, but no "
                         f"algorithm of the campaign asks any (only sparq-gp-ucb does); remove "
                         f"{' and '.join(keys)}")
-    # the second pass (build) needs only the parallel keys: the rest passed the first
-    checked = cfg if not build else {k: cfg[k] for k in ("evaluators", "overlap", "pending")}
     try:
-        check_run_options(checked, style="config", algorithms=algorithms)
+        if build:  # the values passed the first pass: only the algorithms are judged now
+            parallel = {k: cfg[k] for k in ("evaluators", "overlap", "pending")}
+            runspec.check_parallel_options(parallel, style="config", algorithms=algorithms or {})
+        else:
+            runspec.check_run_options(cfg, style="config")
     except ValueError as err:
         raise _fail(str(err)) from None
 
@@ -688,13 +691,12 @@ def _reject(prefix: str, options: Mapping[str, Any], build: Callable[[dict], Any
 
 
 def _check_algorithm_options(cfg: Mapping[str, Any]) -> None:
-    from tvbo.algorithms import make
 
     judged = (ValueError, TypeError, KeyError)
     for name, options in cfg["algorithm_options"].items():
         def build(opts: dict, name: str = name) -> Any:
             try:
-                return make(name, **opts)
+                return make_algorithm(name, **opts)
             except OSError:  # a data file the options name (e.g. priors) is not there yet
                 return None
 
@@ -704,7 +706,6 @@ def _check_algorithm_options(cfg: Mapping[str, Any]) -> None:
 
 
 def _check_benchmark_options(cfg: Mapping[str, Any]) -> None:
-    from tvbo.benchmarks import make
 
     for name, overrides in cfg["benchmark_options"].items():
         options = dict(overrides.get("options", {}))
@@ -715,9 +716,9 @@ def _check_benchmark_options(cfg: Mapping[str, Any]) -> None:
         def build(opts: dict, name: str = name, overrides: Mapping = overrides,
                   data: bool = data) -> Any:
             try:
-                return make(name, horizon=cfg["horizon"], cost_table=cfg["cost_table"],
-                            cost=overrides.get("cost"), noise_var=overrides.get("noise_var"),
-                            **opts)
+                return make_benchmark(name, horizon=cfg["horizon"],
+                                      cost_table=cfg["cost_table"], cost=overrides.get("cost"),
+                                      noise_var=overrides.get("noise_var"), **opts)
             except TypeError:
                 raise
             except OSError:  # a data file the options name is not there yet (a data rule)

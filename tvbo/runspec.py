@@ -16,7 +16,9 @@ every other place is GENERATED from, or CHECKED against, this declaration:
   the committed file equals the generated one);
 * the Snakemake rule parameters: generated (``common.smk`` calls :func:`workflow_values` and
   :func:`cli_args`);
-* :class:`~tvbo.sim.engine.EngineOptions` defaults and the engine's choice tuples: checked.
+* :class:`~tvbo.sim.engine.EngineOptions`: built from the checked options
+  (:meth:`CheckedRun.engine_options`); its fields and defaults are checked against the options
+  marked ``engine=True``, and it judges no value itself (the bounds are typed here only).
 
 Adding an option: declare it below, regenerate the schema, give :func:`tvbo.simulate` (and, if
 the engine needs it, ``EngineOptions``) the keyword; the tests name every place still missing.
@@ -26,12 +28,15 @@ polynomial vs profile, time-grid step vs horizon, seed range, pending strategy, 
 overlap vs the algorithm), used by the API, the CLI and the config validator
 (:mod:`tvbo.config_check`, which the workflow runs at parse time). Its errors are one line naming
 the field as the caller spells it (API keyword, ``--flag`` or config key), the value and what is
-valid.
+valid. It returns a :class:`CheckedRun`, which only it can make: ``tvbo run`` hands its checked
+flags to :func:`tvbo.api.simulate_checked` and the API builds the engine's options from them, so
+each value is judged once per process (issue 25 item 3; ``tests/test_runspec.py`` counts).
 
 Layering: this module sits with ``cli``/``api``/``config_check`` at the top; at import it uses the
-standard library and the static catalogue :mod:`tvbo.registry` only (``tvbo --help`` stays
-lean), and :func:`check_run_options` imports ``tvbo.sim`` and ``tvbo.acquisition`` lazily, only
-for the checks that need them: a built-in name (``RunOption.known``) is accepted without
+standard library, the static catalogue :mod:`tvbo.registry` and the run-size guard
+:mod:`tvbo.resources` (standard library only), so ``tvbo --help`` stays lean, and
+:func:`check_run_options` imports ``tvbo.sim`` and ``tvbo.acquisition`` lazily, only for the
+checks that need them: a built-in name (``RunOption.known``) is accepted without
 importing its registry, which is read only to judge another name or to list the valid ones.
 """
 
@@ -43,9 +48,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from numbers import Integral, Real
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tvbo.registry import PENDING_STRATEGIES
+from tvbo.resources import check_resources
+
+if TYPE_CHECKING:  # pragma: no cover - the engine (numpy, simpy) loads only when a run starts
+    from tvbo.sim.engine import EngineOptions
 
 __all__ = [
     "API_ONLY",
@@ -55,7 +64,9 @@ __all__ = [
     "RUN_SPEC",
     "SEED_LIMIT",
     "WORKFLOW_PLACES",
+    "CheckedRun",
     "RunOption",
+    "check_parallel_options",
     "check_run_options",
     "cli_args",
     "option",
@@ -251,6 +262,8 @@ RUN_SPEC: tuple[RunOption, ...] = (
               nullable=True, minimum=1, metavar="N", config="max_iterations",
               workflow="campaign", engine=True,
               config_help="Stop a run after this many iterations (null = run until the horizon)."),
+    # > 0: the expert is a participant of the simulation; a free expert would sell unlimited side
+    # information in no time (and an infinite cost, refused as not finite, would stall the clock)
     RunOption("expert_cost", "float", None,
               "seconds per answer of the expert that answers side queries (SparQ-GP-UCB); none = "
               "the benchmark's evaluation cost; > 0: the expert is a participant of the "
@@ -314,6 +327,8 @@ RUN_SPEC: tuple[RunOption, ...] = (
               "unknown options",
               nullable=True, metavar="JSON", config="algorithm_options.*",
               config_default=NO_CONFIG_DEFAULT, workflow="algorithm"),
+    # at most 64: a SimPy process per evaluator; a larger k is a different regime -- batch BO --
+    # that the engine does not model
     RunOption("evaluators", "int", 1,
               "asynchronous evaluators k (tvbo.sim.parallel); 1 = the sequential loop",
               minimum=1, maximum=64, metavar="K", config="evaluators", grid=True,
@@ -337,6 +352,8 @@ RUN_SPEC: tuple[RunOption, ...] = (
               engine=True,
               config_help="Compute the next query while evaluations run (a grid dimension: [false],"
               " [true] or [false, true]). Not for abo or sparq-gp-ucb."),
+    # at most 10: a Gamma with cv 10 has shape 0.01 (almost every draw ~0, a rare one enormous);
+    # beyond that it is no longer a duration model
     RunOption("cost_cv", "float", None,
               "coefficient of variation of each evaluation's duration: durations are Gamma "
               "distributed with mean c (the cost) and this CV, drawn from a random stream of their "
@@ -393,7 +410,9 @@ def _spec() -> tuple[RunOption, ...]:
 
 # -- per-field checks -----------------------------------------------------------------------------
 def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy.bool_
+    # numpy.bool_ (numpy 1) is spelt numpy.bool in numpy 2
+    return isinstance(value, bool) or (type(value).__module__ == "numpy"
+                                       and type(value).__name__ in ("bool_", "bool"))
 
 
 def _bound(opt: RunOption) -> str:
@@ -493,10 +512,22 @@ def _get(opt: RunOption, options: Mapping[str, Any], style: Style) -> Any:
     return options.get(opt.name, opt.default)
 
 
+def _check_seed(where: str, value: int) -> None:
+    if not value < SEED_LIMIT:
+        raise ValueError(
+            f"{where}: {value} is out of range; a seed must be an integer with "
+            f"0 <= seed < 2**63 = {SEED_LIMIT} (the run file stores it as int64)")
+
+
 # -- the one function -------------------------------------------------------------------------
 def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
-                      algorithms: Mapping[str, Callable[[], Any]] | None = None) -> None:
+                      algorithms: Mapping[str, Callable[[], Any]] | None = None
+                      ) -> CheckedRun | None:
     """Check the run options in ``options``; raise ``ValueError`` (one line) at the first fault.
+
+    Returns the :class:`CheckedRun` of one run's options (API and CLI styles; None for a
+    config), the only way to obtain one: a :class:`CheckedRun` given back is returned as it is,
+    unchecked (it was checked in this process), so a value passes this function once.
 
     ``options`` maps option names to one run's values (``style="api"`` or ``"cli"``, where
     messages name the keyword or the ``--flag``), or is a campaign config (``style="config"``:
@@ -510,14 +541,14 @@ def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
     ``algorithms`` (name -> a function building it, called only then) can run that way under
     the ``pending`` strategy (:func:`tvbo.sim.parallel.check_parallel` names the reason).
     """
+    if isinstance(options, CheckedRun):
+        return options
     spec = {o.name: o for o in _spec()}
     for opt in spec.values():
         for where, value in _values(opt, options, style):
             _check_field(opt, where, value)
-            if opt.name == "seed" and not value < SEED_LIMIT:
-                raise ValueError(
-                    f"{where}: {value} is out of range; a seed must be an integer with "
-                    f"0 <= seed < 2**63 = {SEED_LIMIT} (the run file stores it as int64)")
+            if opt.name == "seed":
+                _check_seed(where, value)
 
     def name(key: str) -> str:
         return spec[key].field_name(style)
@@ -549,6 +580,82 @@ def check_run_options(options: Mapping[str, Any], *, style: Style = "api",
         _check_profile(PR, profile, replay=replay)
     _check_sanity(options, style, spec, name, value)
     _check_parallel(options, style, spec, algorithms)
+    if style == "config":
+        return None
+    return CheckedRun(_TRUSTED, {opt.name: _get(opt, options, style) for opt in spec.values()})
+
+
+def check_parallel_options(options: Mapping[str, Any], *, style: Style = "api",
+                           algorithms: Mapping[str, Callable[[], Any]]) -> None:
+    """Only the cross-check of ``evaluators`` / ``overlap`` / ``pending`` against the algorithms
+    (see :func:`check_run_options`), for a caller whose values already passed
+    :func:`check_run_options` without the algorithms (the config validator builds the
+    algorithms in a second step, after their options are judged): the values are not judged
+    again."""
+    _check_parallel(options, style, {o.name: o for o in _spec()}, algorithms)
+
+
+#: the key only :func:`check_run_options` holds: a :class:`CheckedRun` made elsewhere is refused
+_TRUSTED = object()
+
+
+class CheckedRun(Mapping[str, Any]):
+    """One run's options after :func:`check_run_options`: option name -> value, every option of
+    :data:`RUN_SPEC` present (an absent one has its default), read-only.
+
+    Why a type of its own: the API, the engine and ``tvbo run`` each used to judge the same
+    value again (three checks per ``tvbo run`` process); a value wrapped here has been judged in
+    this process, so a receiver of a ``CheckedRun`` trusts it and checks nothing. Only
+    :func:`check_run_options` can make one (a private key), so holding one proves the check.
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, key: object, values: Mapping[str, Any]) -> None:
+        if key is not _TRUSTED:
+            raise TypeError("a CheckedRun is made by tvbo.runspec.check_run_options only")
+        self._values = dict(values)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"CheckedRun({self._values!r})"
+
+    def with_seed(self, seed: Any, *, style: Style = "api") -> CheckedRun:
+        """The same run with another seed (``tvbo run-many``): only the seed is judged, the one
+        option no cross-field check reads but its own range."""
+        opt = option("seed")
+        where = opt.field_name(style)
+        _check_field(opt, where, seed)
+        _check_seed(where, seed)
+        return CheckedRun(_TRUSTED, {**self._values, "seed": seed})
+
+    def engine_options(self) -> EngineOptions:
+        """The :class:`~tvbo.sim.engine.EngineOptions` of this run, built from the declarations
+        marked ``engine=True`` (the engine trusts them: it checks nothing again). Integers and
+        floats are made plain Python numbers (numpy scalars from a caller's array would
+        otherwise reach the run file's JSON configuration)."""
+        # lazy: numpy and simpy; tvbo --help loads this module (tests/test_startup.py)
+        from tvbo.sim.engine import EngineOptions
+
+        plain = {"int": int, "float": float, "bool": bool}
+        values = {}
+        for opt in _spec():
+            if opt.engine:
+                value = self._values[opt.name]
+                values[opt.name] = value if value is None else plain.get(opt.kind, _same)(value)
+        return EngineOptions(**values)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 #: the speed factors a run accepts: beyond them a compute time overflows or vanishes in
@@ -572,8 +679,6 @@ def _check_sanity(options: Mapping[str, Any], style: Style, spec: Mapping[str, R
         raise ValueError(f"{name('warmup')} {warmup} >= {name('max_iterations')} {cap}: the run "
                          "would stop before the algorithm's first query (its regret undefined); "
                          f"give {name('max_iterations')} > {name('warmup')}")
-    from tvbo.resources import check_resources
-
     names = {key: name(key) for key in ("horizon", "time_grid_step", "threads", "confirm_large")}
     if style != "config":
         check_resources({k: value(k) for k in (*names, "benchmark", "benchmark_options", "cost",
@@ -611,6 +716,8 @@ def _check_profile(where: str, profile: str | os.PathLike, *, replay: bool = Fal
         return
     import yaml
 
+    # lazy: numpy, yaml; tvbo --help loads this module (tests/test_startup.py), a profile is read
+    # only when a run names one
     from tvbo.sim.calibrate_runs import is_response_model, load_response_model
     from tvbo.sim.profiles import load_profile
 
@@ -640,6 +747,7 @@ def _check_parallel(options: Mapping[str, Any], style: Style, spec: Mapping[str,
     settings = [(k, o) for k in grid_k for o in grid_o if k > 1 or o]
     if not settings or not algorithms:
         return
+    # lazy: numpy and simpy, only with k > 1 evaluators or overlap; tvbo --help loads this module
     from tvbo.sim.engine import EngineOptions
     from tvbo.sim.parallel import check_parallel
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tvbo import simulate
-from tvbo.sim.engine import MAX_COST_CV, EngineOptions
+from tvbo.runspec import check_run_options, option
 
 RUN = dict(benchmark="hartmann3", algorithm="gp-ucb", horizon=40.0, cost=1.0, warmup=4,
            compute="counted", profile="botorch-i9-laptop")
@@ -84,10 +84,11 @@ def test_same_seed_same_run() -> None:
     assert json.loads(a.attrs["config_json"])["engine"]["cost_cv"] == 0.3
 
 
-@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), MAX_COST_CV * 1.5, "wide",
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), option("cost_cv").maximum * 1.5,
+                                 "wide",
                                  True])
 def test_bad_spread_is_refused(bad) -> None:
     with pytest.raises(ValueError, match="cost_cv"):
-        EngineOptions(cost_cv=bad)
+        check_run_options({"cost_cv": bad})
     with pytest.raises(ValueError, match="cost_cv"):
         simulate(**RUN, cost_cv=bad)

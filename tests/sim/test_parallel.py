@@ -15,8 +15,9 @@ from tvbo import simulate
 from tvbo.acquisition.pending import make_pending, pending_names
 from tvbo.algorithms import make
 from tvbo.benchmarks import make as make_benchmark
+from tvbo.runspec import check_run_options, option
 from tvbo.sim.compute import make_compute_model
-from tvbo.sim.engine import MAX_EVALUATORS, Engine, EngineOptions
+from tvbo.sim.engine import Engine, EngineOptions
 from tvbo.sim.parallel import check_parallel, parallel_label, parallel_process, parse_label
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "parallel_baseline_digests.json"
@@ -308,15 +309,15 @@ def test_recommendation_does_not_change_the_run():
 
 
 # -- bad input -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("k", [0, -1, 2.5, True, MAX_EVALUATORS + 1, "4"])
+@pytest.mark.parametrize("k", [0, -1, 2.5, True, option("evaluators").maximum + 1, "4"])
 def test_bad_evaluators(k):
     with pytest.raises(ValueError, match="evaluators must be an integer in"):
-        EngineOptions(evaluators=k)
+        check_run_options({"evaluators": k})
 
 
 def test_unknown_pending_strategy_lists_the_valid():
     with pytest.raises(ValueError, match="unknown pending strategy 'bogus'; valid: .*hallucinate"):
-        EngineOptions(evaluators=2, pending="bogus")
+        check_run_options({"evaluators": 2, "pending": "bogus"})
     assert "constant-liar-min" in pending_names()
 
 

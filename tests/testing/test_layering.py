@@ -49,6 +49,7 @@ CLEAN: dict[str, str] = {
     """,
     "version.py": "__version__ = '0'",
     "blas_kernel.py": "import os",
+    "_lazy.py": "import importlib",
     "work.py": """
         import os
         THREADS = os.environ.get("OMP_NUM_THREADS")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tvbo import registry
+from tvbo._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover - names for type checkers; loaded lazily at run time
     from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
@@ -48,10 +49,7 @@ _CUSTOM: dict[str, Callable[..., Algorithm]] = {}
 _ROLES = ("surrogate", "acquisition", "dataset", "removal")
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tvbo.algorithms' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 def _presets() -> dict[str, dict[str, Any]]:

@@ -8,8 +8,7 @@ import the pandas-based table code.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tvbo._lazy import lazy_exports
 
 #: lazily re-exported names -> defining module
 _LAZY: dict[str, str] = {
@@ -31,10 +30,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tvbo.analysis' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = sorted(_LAZY)

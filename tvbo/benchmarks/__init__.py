@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tvbo import registry
+from tvbo._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover - loaded lazily at run time
     from tvbo.benchmarks.base import Benchmark
@@ -74,10 +75,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tvbo.benchmarks' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 Factory = Callable[..., "Benchmark"]

@@ -9,8 +9,7 @@ The names below load on first access, so that writing one run (``tvbo run`` impo
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tvbo._lazy import lazy_exports
 
 #: lazily re-exported names -> defining module
 _LAZY: dict[str, str] = {
@@ -25,10 +24,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tvbo.results' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = sorted(_LAZY)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral, Real
 
 import numpy as np
 import simpy
@@ -41,18 +40,9 @@ import simpy
 from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
 from tvbo.sim.compute import ComputeModel
+from tvbo.sim.parallel import check_parallel, parallel_process
 from tvbo.sim.recorder import Recorder
 from tvbo.work import STANDARD_PHASES, WorkCounter
-
-STAMPS: tuple[str, ...] = ("sample", "decide")
-#: the recommendation whose regret is recorded on the time grid (``regret_current``); None = none
-RECOMMENDATIONS: tuple[str, ...] = ("latest", "posterior-mean")
-#: documented upper limit of ``evaluators`` (a SimPy process per evaluator; larger k is a
-#: different regime -- batch BO -- that this engine does not model)
-MAX_EVALUATORS = 64
-#: the largest coefficient of variation of evaluation times (a Gamma with cv 10 has shape 0.01:
-#: almost every draw is ~0 and a rare one is enormous; beyond that it is no longer a duration model)
-MAX_COST_CV = 10.0
 
 #: consecutive zero-duration iterations tolerated before the run is declared stuck
 _MAX_ZERO_ITERATIONS = 1000
@@ -60,7 +50,15 @@ _MAX_ZERO_ITERATIONS = 1000
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """Engine settings that are not part of the benchmark or the algorithm."""
+    """Engine settings that are not part of the benchmark or the algorithm.
+
+    Trusted, not checked: each field is a run option declared once in
+    :data:`tvbo.runspec.RUN_SPEC` (``engine=True``: type, bounds, choices), and a run builds
+    these options from its checked declaration, ``check_run_options(...).engine_options()``
+    (:class:`tvbo.runspec.CheckedRun`), so the engine does not judge a value a second time.
+    Code that builds them by hand (tests, :mod:`tvbo.sim.work_probe`) gives valid values;
+    ``tests/test_runspec.py`` ties the fields and defaults to the declaration.
+    """
 
     warmup: int = 15
     time_grid_step: float = 1.0
@@ -82,55 +80,6 @@ class EngineOptions:
     #: coefficient of variation of each evaluation's duration (mean: the benchmark's cost c);
     #: None or 0 = every evaluation takes exactly c (see :meth:`Engine.evaluation_time`)
     cost_cv: float | None = None
-
-    def __post_init__(self) -> None:
-        # Counts must be integers: NaN passes "< 1" (every comparison with NaN is False), so
-        # max_iterations=nan used to mean "no cap", silently; 2.5 is not a number of queries.
-        k = self.evaluators  # first: its message names the documented limit too
-        if isinstance(k, bool) or not isinstance(k, Integral) or not 1 <= k <= MAX_EVALUATORS:
-            raise ValueError(f"evaluators must be an integer in [1, {MAX_EVALUATORS}], got {k!r}")
-        for name, low, optional in (("warmup", 0, False), ("max_iterations", 1, True)):
-            value = getattr(self, name)
-            if value is None and optional:
-                continue
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-                raise ValueError(
-                    f"{name} must be an integer >= {low}{' or None' if optional else ''}, "
-                    f"got {value!r}"
-                )
-        step = self.time_grid_step
-        if isinstance(step, bool) or not isinstance(step, Real) or not (
-            math.isfinite(step) and step > 0
-        ):
-            raise ValueError(f"time_grid_step must be a finite number > 0, got {step!r}")
-        # normalised (numpy scalars, an int step) so the recorded configuration is plain JSON
-        for name, kind in (("warmup", int), ("max_iterations", int), ("evaluators", int),
-                           ("time_grid_step", float)):  # fmt: skip
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, kind(getattr(self, name)))
-        if self.stamp not in STAMPS:
-            raise ValueError(f"unknown stamp {self.stamp!r}; valid: {', '.join(STAMPS)}")
-        if not isinstance(self.overlap, bool):
-            raise ValueError(f"overlap must be true or false, got {self.overlap!r}")
-        make_pending(self.pending)  # unknown names list the valid ones
-        if self.recommendation is not None and self.recommendation not in RECOMMENDATIONS:
-            raise ValueError(f"unknown recommendation {self.recommendation!r}; valid: "
-                             f"{', '.join(RECOMMENDATIONS)}")
-        # The expert is a participant of the simulation: every answer occupies it for a positive
-        # time (a free expert would sell unlimited side information in no time; an infinite cost
-        # would stall the clock on the first side query).
-        cost = self.expert_cost
-        if cost is not None and not (cost > 0 and math.isfinite(cost)):
-            raise ValueError(f"expert_cost must be > 0 and finite (seconds per answer), got {cost}")
-        noise = self.expert_noise_var
-        if noise is not None and not (noise >= 0 and math.isfinite(noise)):
-            raise ValueError(f"expert_noise_var must be >= 0 and finite, got {noise!r}")
-        cv = self.cost_cv
-        if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Real)
-                               or not (math.isfinite(cv) and 0 <= cv <= MAX_COST_CV)):
-            raise ValueError(f"cost_cv must be a number in [0, {MAX_COST_CV:g}], got {cv!r}")
-        if cv is not None:
-            object.__setattr__(self, "cost_cv", float(cv))
 
 
 def no_work_message(algorithm: str, model: str) -> str:
@@ -411,8 +360,6 @@ class Engine:
     def run(self) -> Recorder:
         """Simulate until the horizon; returns the filled recorder."""
         if self.parallel:
-            from tvbo.sim.parallel import check_parallel, parallel_process
-
             check_parallel(self.algorithm, self.options)
             self.algorithm.configure_parallel(self.options.evaluators,
                                               make_pending(self.options.pending))

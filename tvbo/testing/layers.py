@@ -46,6 +46,15 @@ from pathlib import Path
 __all__ = [
     "DEPENDS_ON",
     "FORBIDDEN",
+    "JUSTIFICATION",
+    "DeferredImport",
+    "ancestor_imports",
+    "deferred_imports",
+    "lines_per_package",
+    "paper_packages",
+    "single_paper_modules",
+    "two_file_circles",
+    "upward_arrows",
     "SIDE_EFFECT_CALLS",
     "UNITS",
     "Forbidden",
@@ -79,6 +88,8 @@ UNITS: dict[str, tuple[str, ...]] = {
     "version": ("tvbo.version",),
     # the OpenBLAS kernel pin `import tvbo` sets before numpy loads (standard library only)
     "blas_kernel": ("tvbo.blas_kernel",),
+    # the packages' lazy re-exports (PEP 562 __getattr__ from a table; standard library only)
+    "lazy": ("tvbo._lazy",),
     # low-discrepancy point sets: pure numpy, used by optimisers, oracles and priors
     "qmc": ("tvbo.qmc",),
     # the static catalogue of names: imports nothing from tvbo (it resolves "module:attr"
@@ -134,21 +145,24 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "work": (),  # the lowest layer
     "version": (),  # a constant
     "blas_kernel": (),  # standard library only; runs before numpy is imported
+    "lazy": (),  # standard library only; the root package loads it before numpy
     "qmc": (),  # a leaf utility
     "registry": (),  # a static table; must stay import-free so every layer may read it
     "search_space": (),  # a leaf utility
     "gp": ("work",),  # the GP counts its own work
     "models": ("gp",),  # the protocols describe the GP implementations
     "acquisition": ("models", "qmc"),  # acquisitions are functions of a model's posterior
-    "algorithms": ("acquisition", "registry", "search_space"),  # compose models, acquisitions
+    # compose models and acquisitions
+    "algorithms": ("acquisition", "lazy", "registry", "search_space"),
     "data": (),  # raw data files; no tvbo dependency
     # real-data benchmarks read prepared data; a benchmark may declare candidate priors as models
     # (PE-GP-UCB's problems come with their priors: tvbo.models.candidate_prior)
-    "benchmarks": ("data", "models", "qmc", "registry", "search_space", "version"),
-    "results": ("version",),  # the run-file format (written by sim, read by analysis)
+    "benchmarks": ("data", "lazy", "models", "qmc", "registry", "search_space", "version"),
+    "results": ("lazy", "version"),  # the run-file format (written by sim, read by analysis)
     "sim": ("algorithms", "benchmarks", "results"),  # above the algorithms and benchmarks
     "analysis": ("sim", "results"),  # results <- analysis (and the run conditions of sim)
-    "entry": ("analysis", "version", "blas_kernel"),  # results <- analysis <- cli/api/workflow
+    # results <- analysis <- cli/api/workflow
+    "entry": ("analysis", "lazy", "version", "blas_kernel"),
     "testing": ("entry",),  # the very top
 }
 
@@ -221,6 +235,9 @@ class ImportEdge:
     path: Path
     line: int
     function_level: bool  # inside a function body (deferred import)
+    #: named by a lazy re-export table (``lazy_exports(__name__, {"name": "tvbo.x"})``,
+    #: :mod:`tvbo._lazy`): loaded on first access, like a deferred import, justified by the table
+    lazy: bool = False
 
 
 @dataclass(frozen=True)
@@ -287,11 +304,31 @@ class _ImportVisitor(ast.NodeVisitor):
         self.seen: set[tuple[str, int]] = set()
         self.edges: list[ImportEdge] = []
 
-    def _add(self, target: str, line: int) -> None:
+    def _add(self, target: str, line: int, *, lazy: bool = False) -> None:
         if _top(self.root_name, target) and (target, line) not in self.seen:
             self.seen.add((target, line))
             self.edges.append(ImportEdge(self.module.name, target, self.module.path, line,
-                                         self.depth > 0))
+                                         self.depth > 0 or lazy, lazy))
+
+    def visit_Module(self, node: ast.Module) -> None:
+        #: module-level dict literals by name: the tables a ``lazy_exports`` call may name
+        self.tables = {t.id: stmt.value for stmt in node.body
+                       if isinstance(stmt, ast.Assign | ast.AnnAssign)
+                       and isinstance(stmt.value, ast.Dict)
+                       for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                       if isinstance(t, ast.Name)}
+        self.generic_visit(node)
+
+    def _lazy_table(self, node: ast.Call) -> None:
+        """The modules of a ``lazy_exports(package, table)`` call's table (a dict literal, or
+        the name of a module-level one), as lazy edges at the table's lines."""
+        table = node.args[1] if len(node.args) > 1 else None
+        if isinstance(table, ast.Name):
+            table = getattr(self, "tables", {}).get(table.id)
+        if isinstance(table, ast.Dict):
+            for value in table.values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    self._add(value.value, value.lineno, lazy=True)
 
     def _function(self, node: ast.AST) -> None:
         self.depth += 1
@@ -318,6 +355,8 @@ class _ImportVisitor(ast.NodeVisitor):
         if (name in ("import_module", "__import__") and node.args
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             self._add(node.args[0].value, node.lineno)
+        if name == "lazy_exports":
+            self._lazy_table(node)
         self.generic_visit(node)
 
 
@@ -611,3 +650,149 @@ def verdict(violations: Iterable[Violation], known: Iterable[Known]) -> list[str
                  if k.key in {j.key for j in known[:i]}]
     problems += [f"exception without a reason: {k.key}" for k in known if not k.reason.strip()]
     return problems
+
+
+# --------------------------------------------------------------------------------------------
+# The counts of issue 25 ("How it is judged"), printed by scripts/layer_report.py
+# --------------------------------------------------------------------------------------------
+
+#: the comment that justifies an import inside a function, on its line or the line above
+#: (``# lazy: start-up cost (tests/test_startup.py)``): why it is not at module level
+JUSTIFICATION = "lazy:"
+
+
+@dataclass(frozen=True)
+class DeferredImport:
+    """An import of a package module inside a function, and its justification (None: none)."""
+
+    path: Path
+    line: int
+    source: str
+    targets: tuple[str, ...]
+    justification: str | None
+
+
+def two_file_circles(edges: Iterable[ImportEdge]) -> list[tuple[str, str]]:
+    """Pairs of modules that import each other (at any depth), each pair once, sorted: the
+    circles an import inside a function usually closes (one of the two belongs elsewhere)."""
+    pairs = {(e.source, e.target) for e in edges if e.source != e.target}
+    return sorted((a, b) for a, b in pairs if a < b and (b, a) in pairs)
+
+
+def ancestor_imports(edges: Iterable[ImportEdge]) -> list[ImportEdge]:
+    """Imports of the namespace of a package that encloses the importer (``tvbo.api`` importing
+    ``from tvbo import __version__``): they point up the package tree, to an ``__init__`` whose
+    lazy exports may lead back to the importer."""
+    return [e for e in edges if e.source != e.target and e.source.startswith(e.target + ".")]
+
+
+def upward_arrows(violations: Iterable[Violation], edges: Iterable[ImportEdge]) -> list[str]:
+    """Every import that points up: against the layers (:func:`check`) or to an enclosing
+    package's namespace (:func:`ancestor_imports`), one line each."""
+    out = [str(v) for v in violations if v.rule == "layer" and " points up" in v.message]
+    out += [f"{e.path.name}:{e.line}: {e.source} imports its enclosing package {e.target}"
+            for e in ancestor_imports(edges)]
+    return out
+
+
+def _comment(text: str) -> str | None:
+    """The comment of one source line (None: none); a ``#`` inside a string is not one."""
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                return tok.string.lstrip("#").strip()
+    except (tokenize.TokenError, IndentationError):
+        return None
+    return None
+
+
+def deferred_imports(modules: Iterable[Module],
+                     marker: str = JUSTIFICATION) -> list[DeferredImport]:
+    """Every import of a package module inside a function, with the justification comment
+    (starting with ``marker``) on the statement's lines or in the comment block right above it
+    or above the block of import statements it belongs to (a reason may run over several
+    comment lines; one comment may cover the imports of one block)."""
+    modules = list(modules)
+    by_line: dict[tuple[Path, int], list[ImportEdge]] = {}
+    for edge in import_edges(modules):
+        if edge.function_level and not edge.lazy:
+            by_line.setdefault((edge.path, edge.line), []).append(edge)
+    out = []
+    for (path, line), found in sorted(by_line.items()):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree_end = _statement_end(path, line)
+        # the comment block right above the statement, or above the run of import statements
+        # it ends (one comment may justify a block of deferred imports, as ruff groups them)
+        above = line - 1
+        while above > 0 and lines[above - 1].lstrip().startswith(("#", "from ", "import ")):
+            above -= 1
+        reason = None
+        for number in (*range(above + 1, line), *range(line, tree_end + 1)):
+            comment = _comment(lines[number - 1])
+            if comment and comment.startswith(marker):
+                reason = comment[len(marker):].strip() or None
+                break
+        out.append(DeferredImport(path, line, found[0].source,
+                                  tuple(sorted({e.target for e in found})), reason))
+    return out
+
+
+def _statement_end(path: Path, line: int) -> int:
+    """The last line of the import statement starting at ``line`` (multi-line ``from`` lists)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno == line:
+            return node.end_lineno or line
+    return line
+
+
+def lines_per_package(modules: Iterable[Module], root: Path,
+                      split: Iterable[str] = ("algorithms",)) -> dict[str, tuple[int, int]]:
+    """``package -> (files, lines)``: a module counts for the top-level package whose directory
+    holds it (``tvbo.gp``; the root's own modules for ``tvbo``), and a module in a sub-package of
+    a package named in ``split`` for that sub-package (one room per paper:
+    ``tvbo.algorithms.bolt`` apart from the shared ``tvbo.algorithms``)."""
+    root = Path(root)
+    split = tuple(split)
+    out: dict[str, list[int]] = {}
+    for m in modules:
+        dirs = m.path.relative_to(root).parts[:-1]
+        keep = 2 if dirs and dirs[0] in split and len(dirs) >= 2 else 1
+        key = ".".join((root.name, *dirs[:keep]))
+        files_lines = out.setdefault(key, [0, 0])
+        files_lines[0] += 1
+        files_lines[1] += m.lines
+    return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+
+def paper_packages(root: Path, papers: str = "algorithms") -> list[str]:
+    """The dotted names of the paper packages: the sub-packages of ``<root>/<papers>/``."""
+    root = Path(root)
+    base = root / papers
+    return sorted(f"{root.name}.{papers}.{p.parent.name}" for p in base.glob("*/__init__.py"))
+
+
+def single_paper_modules(modules: Iterable[Module], edges: Iterable[ImportEdge], root: Path,
+                         papers: str = "algorithms") -> list[tuple[str, str]]:
+    """``(module, paper package)`` for each module outside the paper packages whose importers
+    in the package all sit in exactly one paper package: it serves one paper only, so it
+    belongs in that paper's room. A module nothing imports (a plug-in, a script) is not one."""
+    rooms = paper_packages(root, papers)
+
+    def room(name: str) -> str | None:
+        return next((r for r in rooms if name == r or name.startswith(r + ".")), None)
+
+    importers: dict[str, set[str]] = {}
+    for e in edges:
+        if e.source != e.target:
+            importers.setdefault(e.target, set()).add(e.source)
+    out = []
+    for m in modules:
+        if room(m.name) is not None or m.name not in importers:
+            continue
+        homes = {room(source) for source in importers[m.name]}
+        if len(homes) == 1 and None not in homes:
+            out.append((m.name, homes.pop()))
+    return sorted(out)
