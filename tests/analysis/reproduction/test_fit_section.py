@@ -1,4 +1,4 @@
-"""The reproduction report's fit-health subsection (tvbo/analysis/reproduction.py
+"""The reproduction report's fit-health subsection (tvbo/analysis/reproduction/fit_section.py
 ``fit_health_lines``, tvbo/analysis/fit_health.py ``horizon_table``, the spec's ``fit_causes``).
 
 A tiny hand-built campaign (tests/fake_runs.py runs with fit records added by the recorder):
@@ -21,10 +21,14 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from tests.analysis.test_reproduction import _campaign, _run, _spec
+from tests.analysis.reproduction.fakes import (
+    _campaign,
+    _run,
+    _spec,
+)
 from tvbo.analysis.fit_health import HORIZON_SHARE_LIMIT, horizon_table
-from tvbo.analysis.reproduction import build_report
-from tvbo.analysis.reproduction_spec import load_spec
+from tvbo.analysis.reproduction.report import build_report
+from tvbo.analysis.reproduction.spec_yaml import load_spec
 from tvbo.sim.recorder import Recorder
 
 SEEDS = (0, 1, 2)
@@ -145,7 +149,7 @@ def test_a_cause_that_is_not_the_papers_setting_says_so(fit_fake: Path) -> None:
 
 
 def test_without_fits_the_section_says_so(tmp_path: Path) -> None:
-    from tests.analysis.test_reproduction import _table_campaign
+    from tests.analysis.reproduction.fakes import _table_campaign
 
     _table_campaign(tmp_path / "results")
     report = build_report(_spec(tmp_path), tmp_path / "results")
