@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, runs_table
+from tvbo.results.campaign import runs_table
+from tvbo.results.schema import ATTRIBUTE_PREFIX
 
 #: campaign attribute carrying label overrides (JSON of ``{key: {label?, variant?, preset?}}``)
 LABELS_ATTRIBUTE = "tvbo_label_overrides_json"

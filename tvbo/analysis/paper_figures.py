@@ -41,8 +41,7 @@ from matplotlib.ticker import MaxNLocator
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import CampaignStyle, _panels
-from tvbo.results.campaign import PRESENT_VARIABLE
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 __all__ = [
     "CURVES",

@@ -43,9 +43,8 @@ from tvbo.analysis.aggregate import (
 )
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.figures import choose_log_scale, colour_palette
-from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.labels import parse_label
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 #: short y labels of the panels (the figure title names the metric in full)
 _SHORT: dict[str, str] = {

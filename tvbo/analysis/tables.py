@@ -38,7 +38,8 @@ from tvbo.analysis.aggregate import (
     summarise,
 )
 from tvbo.analysis.metrics import EXPERIMENT_KEYS, OVERALL_LABEL, normalised_regret
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, run_variables, runs_table
+from tvbo.results.campaign import run_variables, runs_table
+from tvbo.results.schema import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
 
 STAT_COLUMNS: tuple[str, ...] = ("mean", "se", "n")
 #: the aggregate's centre and interval (equal to mean, mean - se, mean + se for ``mean_se``)

@@ -42,8 +42,7 @@ from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.aggregate import band_label
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import _panels, _zero_based, colour_palette
-from tvbo.results.campaign import PRESENT_VARIABLE
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 NSTAR_VARIABLE = "state_bolt_nstar"
 NSTAR_SUMMARIES: tuple[str, ...] = ("median", "final", "time-average")

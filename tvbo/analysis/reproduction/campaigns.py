@@ -26,7 +26,7 @@ from tvbo.analysis import tables as _tables
 from tvbo.analysis.compare import campaign_cost_tables
 from tvbo.analysis.reproduction.markdown import display_name
 from tvbo.analysis.reproduction.spec import CampaignSpec, Spec
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
+from tvbo.results.schema import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
 
 TIME_METRIC = "time_integrated_regret"
 

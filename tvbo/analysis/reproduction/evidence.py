@@ -35,7 +35,7 @@ from tvbo.analysis.reproduction.campaigns import (
 )
 from tvbo.analysis.reproduction.markdown import display_name, fmt
 from tvbo.analysis.reproduction.spec import Evidence
-from tvbo.results.campaign import PRESENT_VARIABLE
+from tvbo.results.schema import PRESENT_VARIABLE
 
 
 def _per_run(ds: xr.Dataset, variable: str, reduce: str) -> pd.DataFrame:

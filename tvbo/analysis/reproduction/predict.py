@@ -28,7 +28,7 @@ from tvbo.analysis.aggregate import mean_se
 from tvbo.analysis.reproduction.campaigns import Campaigns, at_reference_speed
 from tvbo.analysis.reproduction.markdown import display_name, fmt
 from tvbo.analysis.reproduction.spec import QUANTITY_NAMES, Prediction, Spec, Term
-from tvbo.results.campaign import PRESENT_VARIABLE
+from tvbo.results.schema import PRESENT_VARIABLE
 
 RUN_KEYS = ("benchmark", "algorithm", "seed", "speed")
 STATUSES: tuple[str, ...] = ("holds", "fails", "missing")
