@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from tvbo.analysis.aggregate import summarise_groups
 from tvbo.results.schema import RUN_KEYS
 
 #: run keys that identify an *experiment* (one row of a results table): all run keys except the
@@ -192,12 +193,8 @@ def normalised_regret(
     normalised["n"] = data["n"] if "n" in data.columns else 1
 
     outer = [k for k in keys if k != "benchmark"]
-    overall = (
-        normalised.groupby([*outer, "algorithm"], sort=False, dropna=False)["mean"]
-        .agg(mean="mean", std=lambda s: s.std(ddof=1), n="count")
-        .reset_index()
-    )
-    overall["se"] = overall["std"] / np.sqrt(overall["n"])
+    overall = summarise_groups(normalised, [*outer, "algorithm"], "mean", None, sort=False,
+                               dropna=False)
     overall["benchmark"] = OVERALL_LABEL
     overall = overall[[*keys, "algorithm", "mean", "se", "n"]]
     return pd.concat([normalised, overall], ignore_index=True)

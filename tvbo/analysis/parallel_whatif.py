@@ -39,7 +39,7 @@ from tvbo.analysis.aggregate import (
     DEFAULT_AGGREGATE,
     band_label,
     check_aggregate,
-    summarise,
+    summarise_groups,
 )
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.figures import choose_log_scale, colour_palette
@@ -97,13 +97,10 @@ def summary(runs: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFr
     metrics = [m for m in (*METRICS, "queries") if m in runs]
     long = runs.melt(id_vars=keys + ["seed"], value_vars=metrics, var_name="metric")
     long = long.dropna(subset=["value"])
-    grouped = long.groupby([*keys, "metric"], sort=True)["value"]
-    table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
-    table["se"] = table["std"] / np.sqrt(table["n"])
-    spread = grouped.apply(lambda v: summarise(v.to_numpy(), aggregate)[:3])
-    table[["centre", "low", "high"]] = pd.DataFrame(spread.tolist(), index=table.index)
+    table = summarise_groups(long, [*keys, "metric"], "value", aggregate)
     table["aggregate"] = aggregate
-    return table.drop(columns="std")
+    # the columns in the order the summary file has always had (DATA_FILE)
+    return table[[*keys, "metric", "mean", "n", "se", "centre", "low", "high", "aggregate"]]
 
 
 def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGGREGATE,

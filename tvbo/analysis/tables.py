@@ -35,7 +35,7 @@ from tvbo.analysis.aggregate import (
     CENTRE_NAMES,
     DEFAULT_AGGREGATE,
     check_aggregate,
-    summarise,
+    summarise_groups,
 )
 from tvbo.analysis.metrics import EXPERIMENT_KEYS, OVERALL_LABEL, normalised_regret
 from tvbo.results.campaign import run_variables, runs_table
@@ -103,12 +103,7 @@ def summary_table(campaign: xr.Dataset, metric: str = "average_regret", *,
     runs = runs_table(campaign)
     keys = [k for k in EXPERIMENT_KEYS if k in runs.columns]
     values = runs[[*keys, "algorithm", metric]].dropna(subset=[metric])
-    grouped = values.groupby([*keys, "algorithm"], sort=True)[metric]
-    table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
-    table["se"] = table["std"] / np.sqrt(table["n"])
-    spread = grouped.apply(lambda v: tuple(summarise(v.to_numpy(), aggregate)[:3]))
-    table[list(INTERVAL_COLUMNS)] = pd.DataFrame(spread.tolist(), index=table.index,
-                                                 dtype=float)
+    table = summarise_groups(values, [*keys, "algorithm"], metric, aggregate)
     table = table[[*keys, "algorithm", *STAT_COLUMNS, *INTERVAL_COLUMNS]]
     table.attrs["metric"] = metric
     table.attrs["aggregate"] = aggregate
