@@ -171,30 +171,13 @@ def _display_names(algorithms: list[str]) -> dict[str, str]:
 
 
 def campaign_names(campaign: xr.Dataset) -> dict[str, str]:
-    """Plain algorithm key -> label, from the options its runs recorded.
+    """Plain algorithm key -> label (:func:`tvbo.analysis.context.campaign_labels`, the lookup
+    every table and figure uses, on the plain keys): the campaign's keys carry the setting
+    (``w-dbo@k4+overlap``), the label is that of the plain key, its variant read from any of
+    its runs' recorded options."""
+    from tvbo.analysis.context import campaign_labels
 
-    The campaign's keys carry the setting (``w-dbo@k4+overlap``); the label is that of the
-    plain key (:func:`tvbo.algorithms.display.algorithm_labels`, the lookup every table and
-    figure uses), its variant read from any of its runs' recorded options.
-    """
-    from tvbo.algorithms.display import algorithm_labels
-    from tvbo.analysis.context import (
-        LABELS_ATTRIBUTE,
-        parse_label_overrides,
-        recorded_algorithm_options,
-    )
-
-    recorded = recorded_algorithm_options(campaign)
-    plain: dict[str, dict] = {}
-    for key in (str(a) for a in campaign["algorithm"].values):
-        name = parse_label(key)[0]
-        if key in recorded:
-            plain.setdefault(name, recorded[key])
-        else:
-            plain.setdefault(name, {})
-    resolved = {name: options for name, options in plain.items() if options}
-    overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
-    return algorithm_labels(list(plain), overrides, resolved)
+    return campaign_labels(campaign, plain=lambda key: parse_label(key)[0])
 
 
 def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *,
