@@ -21,7 +21,7 @@ from tvbo.analysis.aggregate import (
     summarise_columns,
     summarise_groups,
 )
-from tvbo.analysis.tables import separated_best, separated_best_intervals, write_tables
+from tvbo.analysis.tables import write_tables
 
 #: one diverged seed (40.0) drags algorithm a's mean above b's; its median stays below
 VALUES = {("b1", "a"): [1.0, 1.1, 1.2, 1.3, 40.0], ("b1", "b"): [2.0, 2.1, 2.2, 2.3, 2.4],
@@ -155,9 +155,3 @@ def test_median_iqr_changes_the_table_values_not_only_the_labels(tmp_path: Path)
     assert "Every cell: median [IQR (Q1-Q3)] over 5 seeds" in median_md
 
 
-def test_interval_marks_equal_the_se_marks_on_mean_se_intervals() -> None:
-    means, ses = np.array([1.0, 1.5, 3.0, np.nan]), np.array([0.3, 0.3, 0.1, 0.1])
-    for ci in (0.0, 1.0, 2.0):
-        got = separated_best_intervals(means, means - ci * ses, means + ci * ses)
-        want = separated_best(means, ses, ci)
-        assert all((g == w).all() for g, w in zip(got, want, strict=True))

@@ -3,8 +3,8 @@
 For every pair of algorithms of a benchmark (:func:`pairwise_orderings`), each side's order is that
 of its means, except that the pair is a **tie** on that side when its intervals mean ± 1 s.e.
 overlap (``|m_a - m_b| <= se_a + se_b``, :func:`ordering`; the papers' own underline rule,
-:func:`tvbo.analysis.tables.best_and_overlapping`): those seeds cannot order such a pair. The rule
-is the same on both sides: a paper's order whose own intervals overlap is no more an order than
+:func:`tvbo.analysis.best_cells.best_and_overlapping`): those seeds cannot order such a pair. The
+rule is the same on both sides: a paper's order whose own intervals overlap is no more an order than
 tvbo's (a pair with a paper cell printed without s.e., as in W-DBO's table, is no strict order on
 the paper side: *paper without s.e.*, a tie). A pair *agrees* when both orders are the same,
 *disagrees* when they are opposite strict orders, and is a *tie* when either side ties (each pair's
