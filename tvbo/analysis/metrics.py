@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from tvbo.analysis.aggregate import summarise_groups
 from tvbo.results.schema import RUN_KEYS
 
 #: run keys that identify an *experiment* (one row of a results table): all run keys except the
@@ -191,6 +190,10 @@ def normalised_regret(
     normalised["mean"] = (data[value] - low) / safe_width
     normalised["se"] = data["se"] / safe_width if "se" in data.columns else np.nan
     normalised["n"] = data["n"] if "n" in data.columns else 1
+
+    # imported here: aggregate loads scipy.stats (1.3 s measured on the 2-core box), and
+    # `tvbo run` imports this module (api) but never summarises (tests/test_startup.py)
+    from tvbo.analysis.aggregate import summarise_groups
 
     outer = [k for k in keys if k != "benchmark"]
     overall = summarise_groups(normalised, [*outer, "algorithm"], "mean", None, sort=False,
