@@ -140,3 +140,15 @@ def write_fake_campaign(
                         write_run(make_run(benchmark, algorithm, seed, speed), directory / name)
                     )
     return paths
+
+
+def with_fit_records(run: xr.Dataset, fits: list[dict], *, every: float = 1.0) -> xr.Dataset:
+    """``run`` plus the fit records ``fits`` as the recorder writes them: one fit per iteration
+    from iteration 4 on, at virtual times ``every``, ``2 every``, ... (fit-health tests)."""
+    from tvbo.sim.recorder import Recorder
+
+    recorder = Recorder(d=run.sizes["dim"])
+    for i, record in enumerate(fits):
+        recorder.add_fits([record], iteration=4 + i, call="ingest", time=every * (i + 1))
+    keys = {k: run[k].values for k in ("benchmark", "algorithm", "seed", "speed")}
+    return xr.merge([run, recorder.fit_dataset().expand_dims(keys)])

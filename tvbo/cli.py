@@ -713,7 +713,7 @@ def _substitute(text: str) -> tuple[str, str]:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Write the reproduction report (Markdown) from the spec and the campaigns' run files."""
     # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
-    from tvbo.analysis.reproduction import write_report
+    from tvbo.analysis.reproduction.report import write_report
 
     check_output_file(args.out)
     print(write_report(args.out, args.spec, args.results, dict(args.campaign or []),

@@ -16,10 +16,12 @@ from tvbo.analysis.aggregate import (
     band_label,
     check_aggregate,
     mean_se,
+    mean_se_columns,
     summarise,
     summarise_columns,
+    summarise_groups,
 )
-from tvbo.analysis.tables import separated_best, separated_best_intervals, write_tables
+from tvbo.analysis.tables import write_tables
 
 #: one diverged seed (40.0) drags algorithm a's mean above b's; its median stays below
 VALUES = {("b1", "a"): [1.0, 1.1, 1.2, 1.3, 40.0], ("b1", "b"): [2.0, 2.1, 2.2, 2.3, 2.4],
@@ -42,6 +44,79 @@ def test_each_estimator_against_numpy_and_scipy() -> None:
     with pytest.raises(ValueError, match="unknown aggregate 'mode'; valid: mean_se, "
                                          "median_iqr, iqm_bootstrap"):
         check_aggregate("mode")
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 40])
+def test_mean_se_is_numpy_mean_and_scipy_sem_bit_for_bit(size: int) -> None:
+    """The one mean ± s.e. of the package is numpy's mean and scipy's ``sem`` (ddof 1) of the
+    finite values, to the last bit (a NaN or an infinite value is no seed's value)."""
+    rng = np.random.default_rng(size)
+    values = rng.lognormal(size=size) * 10.0 ** rng.integers(-3, 4, size=size)
+    with_gaps = np.concatenate([values, [np.nan, np.inf]])
+    mean, se, n = mean_se(with_gaps)
+    assert n == size
+    assert mean == np.mean(values)
+    if size > 1:
+        assert se == stats.sem(values, ddof=1)
+    else:
+        assert math.isnan(se)
+    assert mean_se([]) == (pytest.approx(math.nan, nan_ok=True),
+                           pytest.approx(math.nan, nan_ok=True), 0)
+
+
+def test_mean_se_columns_is_mean_se_of_each_column() -> None:
+    """Curves' mean ± s.e. (figures, paper figures) is :func:`mean_se` per column: bit for bit
+    below 8 seeds, to rounding beyond; std is numpy's with ddof 1."""
+    rng = np.random.default_rng(5)
+    for seeds in (1, 2, 5, 7, 12):
+        matrix = rng.lognormal(size=(seeds, 30))
+        matrix[rng.random(matrix.shape) < 0.25] = np.nan  # ragged runs
+        matrix[:, 0] = np.nan  # a step no run reached
+        mean, std, se, n = mean_se_columns(matrix)
+        assert math.isnan(mean[0]) and n[0] == 0
+        for j in range(1, matrix.shape[1]):
+            column = matrix[:, j][np.isfinite(matrix[:, j])]
+            expected = mean_se(column)
+            assert n[j] == expected[2] == column.size
+            if seeds < 8:
+                assert (mean[j], se[j]) == pytest.approx(expected[:2], rel=0, abs=0,
+                                                         nan_ok=True)
+            assert (mean[j], se[j]) == pytest.approx(expected[:2], rel=1e-14, nan_ok=True)
+            if column.size > 1:
+                assert std[j] == pytest.approx(np.std(column, ddof=1), rel=1e-14)
+            else:
+                assert math.isnan(std[j]) and math.isnan(se[j])
+
+
+def test_summarise_groups_is_mean_se_per_group() -> None:
+    """One row per group, in groupby's order: mean, se (scipy ``sem``) and n, and the
+    aggregate's interval; ``mean`` is ``centre`` under ``mean_se``; NaN keys kept on request."""
+    frame = pd.DataFrame([
+        {"benchmark": b, "algorithm": a, "value": v}
+        for (b, a), values in VALUES.items() for v in values
+    ] + [{"benchmark": "b2", "algorithm": "b", "value": np.nan},  # a run without a value
+         {"benchmark": None, "algorithm": "a", "value": 1.0}])
+    table = summarise_groups(frame, ["benchmark", "algorithm"], "value")
+    assert list(table.columns) == ["benchmark", "algorithm", "mean", "se", "n", "centre", "low",
+                                   "high"]
+    assert list(zip(table["benchmark"], table["algorithm"], strict=True)) == list(VALUES)
+    for row in table.itertuples(index=False):
+        values = np.array(VALUES[(row.benchmark, row.algorithm)])
+        assert (row.mean, row.se, row.n) == (np.mean(values), stats.sem(values), values.size)
+        assert (row.centre, row.low, row.high) == (row.mean, row.mean - row.se,
+                                                   row.mean + row.se)
+    median = summarise_groups(frame, ["benchmark", "algorithm"], "value", "median_iqr")
+    assert median["centre"].tolist() == [1.2, 2.2, 3.5, 6.0]
+    assert median["mean"].tolist() == table["mean"].tolist()  # the papers' numbers stay
+    bare = summarise_groups(frame, ["algorithm", "benchmark"], "value", None, sort=False,
+                            dropna=False)
+    assert list(bare.columns) == ["algorithm", "benchmark", "mean", "se", "n"]
+    assert bare["algorithm"].tolist() == ["a", "b", "a", "b", "a"]  # order of appearance
+    assert bare["benchmark"].isna().tolist() == [False] * 4 + [True]
+    assert bare["n"].tolist() == [5, 5, 5, 5, 1]
+    empty = summarise_groups(frame.iloc[:0], ["benchmark"], "value")
+    assert empty.empty and list(empty.columns) == ["benchmark", "mean", "se", "n", "centre",
+                                                   "low", "high"]
 
 
 @pytest.mark.parametrize("aggregate", AGGREGATES)
@@ -80,9 +155,3 @@ def test_median_iqr_changes_the_table_values_not_only_the_labels(tmp_path: Path)
     assert "Every cell: median [IQR (Q1-Q3)] over 5 seeds" in median_md
 
 
-def test_interval_marks_equal_the_se_marks_on_mean_se_intervals() -> None:
-    means, ses = np.array([1.0, 1.5, 3.0, np.nan]), np.array([0.3, 0.3, 0.1, 0.1])
-    for ci in (0.0, 1.0, 2.0):
-        got = separated_best_intervals(means, means - ci * ses, means + ci * ses)
-        want = separated_best(means, ses, ci)
-        assert all((g == w).all() for g, w in zip(got, want, strict=True))

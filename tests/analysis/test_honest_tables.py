@@ -26,7 +26,7 @@ from tvbo.algorithms.display import (
 from tvbo.analysis.compare import write_comparison
 from tvbo.analysis.context import campaign_labels, parse_label_overrides, with_label_overrides
 from tvbo.analysis.figures import CampaignStyle
-from tvbo.analysis.tables import format_mean_se, separated_best, write_tables
+from tvbo.analysis.tables import format_mean_se, write_tables
 
 RUN_DIMS = ("benchmark", "algorithm", "seed", "speed")
 ALGORITHMS = ("gp-ucb", "w-dbo-reference", "w-dbo")
@@ -88,25 +88,6 @@ def written(tmp_path_factory) -> Path:
 
 
 # -- the bold rule ------------------------------------------------------------------------------
-def test_separated_best_bolds_only_beyond_the_standard_errors() -> None:
-    # separated: 1 + 0.1 < 2 - 0.1 and < 3 - 0.1
-    bold, tied = separated_best([3.0, 2.0, 1.0], [0.1, 0.1, 0.1])
-    assert bold.tolist() == [False, False, True] and not tied.any()
-    # overlapping: 1.0 + 0.1 >= 1.15 - 0.1 -> no bold, the tied set is underlined
-    bold, tied = separated_best([5.0, 1.15, 1.0], [0.0, 0.1, 0.1])
-    assert not bold.any() and tied.tolist() == [False, True, True]
-    # touching counts as tied (not "more than" the s.e. apart); ci scales the intervals
-    bold, tied = separated_best([1.0, 1.2], [0.1, 0.1])
-    assert not bold.any() and tied.all()
-    bold, _ = separated_best([1.0, 1.2], [0.1, 0.1], ci=0.5)
-    assert bold.tolist() == [True, False]
-    bold, tied = separated_best([1.0, 1.2], [0.1, 0.1], ci=3)
-    assert not bold.any() and tied.all()
-    # one finite cell: nothing to compare; NaN means never marked
-    bold, tied = separated_best([1.0, np.nan], [0.1, 0.1])
-    assert not bold.any() and not tied.any()
-    with pytest.raises(ValueError, match="finite number >= 0"):
-        separated_best([1.0, 2.0], [0.1, 0.1], ci=-1)
 
 
 def test_format_mean_se() -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from tvbo import algorithms, benchmarks
+from tvbo.analysis.best_cells import best_and_overlapping
 from tvbo.analysis.metrics import OVERALL_LABEL, normalised_regret
 from tvbo.analysis.published import (
     PAPERS,
@@ -23,7 +24,6 @@ from tvbo.analysis.published import (
     published_overall,
     shared_pairs,
 )
-from tvbo.analysis.tables import best_and_overlapping
 
 SHAPES = {"bolt-icml": (10, 7), "bolt-metronome": (10, 7), "wdbo": (12, 6)}
 

@@ -17,7 +17,6 @@ from tvbo import cli
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.tables import (
     TABLE_FORMATS,
-    best_and_overlapping,
     latex_escape,
     mark_best,
     summary_table,
@@ -37,28 +36,6 @@ def long_table(means: dict[str, list[float]], ses: dict[str, list[float]],
         for a, m, s in zip(algorithms, means[b], ses[b], strict=True)
     ]
     return pd.DataFrame(rows)
-
-
-def test_best_and_overlapping_crafted_row() -> None:
-    means = [1.0, 1.5, 2.0, 1.2, np.nan]
-    ses = [0.2, 0.31, 0.1, 0.0, 0.1]
-    best, overlaps = best_and_overlapping(means, ses)  # best interval [0.8, 1.2]
-    assert best.tolist() == [True, False, False, False, False]
-    # 1.5 - 0.31 = 1.19 < 1.2 overlaps; 1.9 does not; 1.2 with s.e. 0 only touches; NaN neither
-    assert overlaps.tolist() == [False, True, False, False, False]
-    _, wide = best_and_overlapping(means, ses, ci=2.0)  # best interval [0.6, 1.4]
-    assert wide.tolist() == [False, True, False, True, False]
-    _, none = best_and_overlapping(means, ses, ci=0.0)
-    assert not none.any()
-    tied, tied_overlaps = best_and_overlapping([1.0, 1.0, 1.3], [0.0, 0.4, 0.1])
-    assert tied.tolist() == [True, True, False] and tied_overlaps.tolist() == [False, False, True]
-    # a missing s.e. is a point interval
-    _, point = best_and_overlapping([1.0, 1.1], [np.nan, 0.2])
-    assert point.tolist() == [False, True]
-    with pytest.raises(ValueError, match="finite number >= 0"):
-        best_and_overlapping(means, ses, ci=-1)
-    with pytest.raises(ValueError, match="equal length"):
-        best_and_overlapping([1.0], [0.1, 0.2])
 
 
 ALGOS = ["a", "b_x", "c&d"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from tests.fake_runs import make_run
+from tests.fake_runs import make_run, with_fit_records
 from tvbo.analysis.fit_health import (
     FIT_HEALTH_FILES,
     degenerate_runs,
@@ -196,14 +196,6 @@ def test_a_run_without_fits_has_an_empty_fit_dimension(short_runs, tmp_path: Pat
 # ------------------------------------------------------------------------------------------------
 # the campaign table on a hand-built campaign
 # ------------------------------------------------------------------------------------------------
-def _with_fits(run: xr.Dataset, fits: list[dict]) -> xr.Dataset:
-    recorder = Recorder(d=run.sizes["dim"])
-    for i, record in enumerate(fits):
-        recorder.add_fits([record], iteration=4 + i, call="ingest", time=10.0 * (i + 1))
-    keys = {k: run[k].values for k in ("benchmark", "algorithm", "seed", "speed")}
-    return xr.merge([run, recorder.fit_dataset().expand_dims(keys)])
-
-
 def _temporal_fit(l_t: float, noise_low: int = 0) -> dict:
     return {"source": "surrogate:gp", "mode": "lbfgs", "time_unit": "s",
             "fitted": "signal_var,lengthscale_space,lengthscale_time,noise_var",
@@ -233,12 +225,13 @@ def hand_campaign(tmp_path: Path) -> xr.Dataset:
     for seed, fits in bolt.items():
         run = make_run("shekel", "bolt", seed, n_iterations=12)
         run["state_removed_total"] = run["is_warmup"] * 0 + run["iteration"]  # final 11
-        paths.append(write_run(_with_fits(run, fits), tmp_path / f"bolt{seed}.nc"))
-    gp0 = _with_fits(make_run("shekel", "gp_ucb", 0, n_iterations=12),
-                     [_spatial_fit(1) for _ in range(6)])
+        paths.append(write_run(with_fit_records(run, fits, every=10.0),
+                               tmp_path / f"bolt{seed}.nc"))
+    gp0 = with_fit_records(make_run("shekel", "gp_ucb", 0, n_iterations=12),
+                           [_spatial_fit(1) for _ in range(6)], every=10.0)
     paths.append(write_run(gp0, tmp_path / "gp0.nc"))
-    paths.append(write_run(_with_fits(make_run("shekel", "gp_ucb", 1, n_iterations=12), []),
-                           tmp_path / "gp1.nc"))
+    gp1 = with_fit_records(make_run("shekel", "gp_ucb", 1, n_iterations=12), [], every=10.0)
+    paths.append(write_run(gp1, tmp_path / "gp1.nc"))
     paths.append(write_run(make_run("shekel", "gp_ucb", 2, n_iterations=12), tmp_path / "gp2.nc"))
     return merge_runs(paths)
 

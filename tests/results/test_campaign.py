@@ -10,15 +10,9 @@ import pytest
 import xarray as xr
 
 from tests.fake_runs import ALGORITHMS, BENCHMARKS, SEEDS, make_run, write_fake_campaign
-from tvbo.results.campaign import (
-    PRESENT_VARIABLE,
-    merge_runs,
-    read_campaign,
-    runs_table,
-    write_campaign,
-)
+from tvbo.results.campaign import merge_runs, read_campaign, runs_table, write_campaign
 from tvbo.results.io import read_run, validate_run, write_run
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 
 def _leftovers(directory: Path) -> list[str]:

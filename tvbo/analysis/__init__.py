@@ -24,7 +24,7 @@ _LAZY: dict[str, str] = {
     "write_tables": "tvbo.analysis.tables",
     "campaign_summary": "tvbo.analysis.tables",
     "format_mean_se": "tvbo.analysis.tables",
-    "separated_best": "tvbo.analysis.tables",
+    "separated_best": "tvbo.analysis.best_cells",
     "summary_tables": "tvbo.analysis.tables",
     "table_caption": "tvbo.analysis.tables",
 }

@@ -13,8 +13,12 @@
   seeds.
 
 Each gives a centre and an interval ``[low, high]``; :func:`band_label` says in words what a
-band is and over how many seeds, for legends and captions. :func:`mean_se` is the one mean ±
-s.e. helper of the package (tables, figures and what-if summaries call it).
+band is and over how many seeds, for legends and captions.
+
+:func:`mean_se` is the one mean ± s.e. of the package (numpy's mean and scipy's ``sem``, to the
+bit): :func:`summarise_groups` applies it per group (summary, what-if and parallel tables, the
+normalised Overall rows, so a table's ``mean`` is its ``centre``) and :func:`mean_se_columns`
+per column of a curve matrix (figures and the paper figures' step curves).
 """
 
 from __future__ import annotations
@@ -72,6 +76,29 @@ def mean_se(values: Sequence[float] | np.ndarray) -> tuple[float, float, int]:
     return float(x.mean()), se, n
 
 
+def mean_se_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Column-wise ``(mean, std, se, n)`` of the finite entries of a seeds x points matrix.
+
+    :func:`mean_se` per column (curves over time or steps, ragged runs padded with NaN), summed
+    over the rows in order in one vectorised pass: the same numbers as :func:`mean_se` of each
+    column for fewer than 8 seeds, equal up to rounding in the last bits beyond (numpy sums a
+    longer 1-D array pairwise). NaN mean without a value, NaN std and se with fewer than two.
+    """
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
+    finite = np.isfinite(matrix)
+    n = finite.sum(axis=0)
+    filled = np.where(finite, matrix, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=0) / n
+        squares = np.where(finite, (matrix - mean) ** 2, 0.0).sum(axis=0)
+        std = np.sqrt(squares / (n - 1))
+        se = std / np.sqrt(n)
+    mean[n == 0] = np.nan
+    std[n < 2] = np.nan
+    se[n < 2] = np.nan
+    return mean, std, se, n
+
+
 def _iqm(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return stats.trim_mean(x, 0.25, axis=axis)
 
@@ -123,13 +150,7 @@ def summarise_columns(matrix: np.ndarray, aggregate: str = DEFAULT_AGGREGATE
     low = np.full(matrix.shape[1], np.nan)
     high = np.full(matrix.shape[1], np.nan)
     if aggregate == "mean_se":
-        filled = np.where(finite, matrix, 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = filled.sum(axis=0) / n
-            squares = np.where(finite, (matrix - mean) ** 2, 0.0).sum(axis=0)
-            se = np.sqrt(squares / (n - 1)) / np.sqrt(n)
-        centre = np.where(n > 0, mean, np.nan)
-        se = np.where(n > 1, se, np.nan)
+        centre, _, se, n = mean_se_columns(matrix)
         return centre, centre - se, centre + se, n
     if aggregate == "median_iqr":
         some = n > 0
@@ -164,18 +185,29 @@ def summarise_columns(matrix: np.ndarray, aggregate: str = DEFAULT_AGGREGATE
 
 
 def summarise_groups(frame: pd.DataFrame, keys: Sequence[str], value: str,
-                     aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFrame:
-    """One row per group of ``keys``: ``centre``, ``low``, ``high``, ``n`` of ``value``.
+                     aggregate: str | None = DEFAULT_AGGREGATE, *, sort: bool = True,
+                     dropna: bool = True) -> pd.DataFrame:
+    """One row per group of ``keys`` (pandas ``groupby(keys, sort=sort, dropna=dropna)``):
+    ``mean``, ``se`` and ``n`` of ``value`` (:func:`mean_se`: the papers' numbers, kept whatever
+    the aggregate), then ``centre``, ``low`` and ``high`` of ``aggregate`` (none for ``None``).
 
-    ``mean_se`` rows also keep ``mean`` and ``se`` (the papers' numbers).
+    The one grouped mean ± s.e. of the package: summary tables, what-if tables and the
+    normalised Overall rows call it, so a cell's ``mean`` is its ``centre`` under ``mean_se``.
     """
-    check_aggregate(aggregate)
+    if aggregate is not None:
+        check_aggregate(aggregate)
+    spread = ("centre", "low", "high") if aggregate is not None else ()
     rows = []
-    for group, part in frame.groupby(list(keys), sort=True):
+    for group, part in frame.groupby(list(keys), sort=sort, dropna=dropna):
         group = group if isinstance(group, tuple) else (group,)
-        summary = summarise(part[value].to_numpy(), aggregate)
-        rows.append({**dict(zip(keys, group, strict=True)), **summary._asdict()})
-    return pd.DataFrame(rows, columns=[*keys, *Summary._fields])
+        values = part[value].to_numpy()
+        row = dict(zip(keys, group, strict=True))
+        row["mean"], row["se"], row["n"] = mean_se(values)
+        if aggregate is not None:
+            row.update(zip(spread, summarise(values, aggregate)[:3], strict=True))
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=[*keys, "mean", "se", "n", *spread])
+    return table.astype({"n": int, **dict.fromkeys(("mean", "se", *spread), float)})
 
 
 def band_label(aggregate: str, seeds: int | Sequence[int]) -> str:

@@ -15,14 +15,15 @@ Two questions every results table must answer and a bare campaign file leaves op
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, runs_table
+from tvbo.results.campaign import runs_table
+from tvbo.results.schema import ATTRIBUTE_PREFIX
 
 #: campaign attribute carrying label overrides (JSON of ``{key: {label?, variant?, preset?}}``)
 LABELS_ATTRIBUTE = "tvbo_label_overrides_json"
@@ -128,24 +129,36 @@ def recorded_plugin_labels(campaign: xr.Dataset) -> dict[str, str]:
 
 
 def campaign_labels(
-    campaign: xr.Dataset, overrides: Mapping[str, Mapping[str, Any]] | None = None
+    campaign: xr.Dataset, overrides: Mapping[str, Mapping[str, Any]] | None = None, *,
+    plain: Callable[[str], str] | None = None,
 ) -> dict[str, str]:
-    """``{algorithm key: label}`` for every algorithm of ``campaign`` (labels unique).
+    """``{algorithm key: label}`` for every algorithm of ``campaign`` (labels unique): the one
+    display-name lookup of every table and figure.
 
     The variant of an algorithm whose label depends on its options comes from the options its
     runs recorded; a key without a record is resolved by building it from ``overrides`` (its
     config entry) when it is a registry name or has a ``preset``, else shown as is. Without
-    ``overrides``, those the campaign carries (:func:`with_label_overrides`) apply.
+    ``overrides``, those the campaign carries (:func:`with_label_overrides`) apply. ``plain``
+    maps a campaign key to the algorithm whose label it takes (the parallel what-if's
+    ``w-dbo@k4+overlap`` -> ``w-dbo``, :func:`tvbo.sim.parallel.parse_label`); the result is
+    then keyed by those algorithms, each labelled from the first of its keys with a record.
     """
     from tvbo.algorithms import names
     from tvbo.algorithms.display import algorithm_labels
 
-    keys = [str(a) for a in campaign["algorithm"].values]
+    name_of = plain or str
+    campaign_keys = [str(a) for a in campaign["algorithm"].values]
+    keys = list(dict.fromkeys(name_of(k) for k in campaign_keys))
     if overrides is None:
         overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
     overrides = {str(k): dict(v) for k, v in overrides.items()}
-    resolved = recorded_algorithm_options(campaign)
+    recorded = recorded_algorithm_options(campaign)
+    resolved: dict[str, dict] = {}
+    for key in campaign_keys:
+        if key in recorded:
+            resolved.setdefault(name_of(key), recorded[key])
     for key, display in recorded_plugin_labels(campaign).items():
+        key = name_of(key)
         if key in keys and "label" not in overrides.get(key, {}):
             overrides.setdefault(key, {})["label"] = display  # a plugin's own display name
     known = set(names())

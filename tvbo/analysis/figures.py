@@ -40,8 +40,7 @@ from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.aggregate import DEFAULT_AGGREGATE, band_label, summarise_columns
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.metrics import running_time_average
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
-from tvbo.results.schema import COMPUTE_PREFIX, RUN_KEYS
+from tvbo.results.schema import ATTRIBUTE_PREFIX, COMPUTE_PREFIX, PRESENT_VARIABLE, RUN_KEYS
 
 MAX_COLUMNS = 4
 PANEL_SIZE = (4.2, 3.0)  # inches per panel row

@@ -38,11 +38,13 @@ from matplotlib.figure import Figure
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import TIME_LABEL, CampaignStyle, _panels
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, decode_categories
+from tvbo.results.campaign import decode_categories
 from tvbo.results.schema import (
+    ATTRIBUTE_PREFIX,
     FIT_DIMENSION,
     FIT_HYPERPARAMETERS,
     FIT_PREFIX,
+    PRESENT_VARIABLE,
     RUN_KEYS,
     STATE_PREFIX,
 )

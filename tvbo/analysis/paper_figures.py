@@ -39,10 +39,10 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from tvbo.algorithms.display import benchmark_display_name
+from tvbo.analysis.aggregate import mean_se_columns
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import CampaignStyle, _panels
-from tvbo.results.campaign import PRESENT_VARIABLE
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 __all__ = [
     "CURVES",
@@ -149,22 +149,13 @@ def _transform(regret: np.ndarray, curve: str) -> np.ndarray:
 
 
 def _aggregate(rows: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """Step-wise mean, std (ddof 1), standard error and count over ragged rows."""
+    """Step-wise mean, std (ddof 1), standard error and count over ragged rows
+    (:func:`tvbo.analysis.aggregate.mean_se_columns`)."""
     length = max(r.size for r in rows)
     matrix = np.full((len(rows), length), np.nan)
     for i, r in enumerate(rows):
         matrix[i, : r.size] = r
-    finite = np.isfinite(matrix)
-    n = finite.sum(axis=0)
-    filled = np.where(finite, matrix, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=0) / n
-        squares = np.where(finite, (matrix - mean) ** 2, 0.0).sum(axis=0)
-        std = np.sqrt(squares / (n - 1))
-        se = std / np.sqrt(n)
-    mean[n == 0] = np.nan
-    std[n < 2] = np.nan
-    se[n < 2] = np.nan
+    mean, std, se, n = mean_se_columns(matrix)
     return {"mean": mean, "std": std, "se": se, "n": n}
 
 

@@ -39,13 +39,12 @@ from tvbo.analysis.aggregate import (
     DEFAULT_AGGREGATE,
     band_label,
     check_aggregate,
-    summarise,
+    summarise_groups,
 )
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.figures import choose_log_scale, colour_palette
-from tvbo.results.campaign import PRESENT_VARIABLE
 from tvbo.results.labels import parse_label
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 #: short y labels of the panels (the figure title names the metric in full)
 _SHORT: dict[str, str] = {
@@ -98,13 +97,10 @@ def summary(runs: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFr
     metrics = [m for m in (*METRICS, "queries") if m in runs]
     long = runs.melt(id_vars=keys + ["seed"], value_vars=metrics, var_name="metric")
     long = long.dropna(subset=["value"])
-    grouped = long.groupby([*keys, "metric"], sort=True)["value"]
-    table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
-    table["se"] = table["std"] / np.sqrt(table["n"])
-    spread = grouped.apply(lambda v: summarise(v.to_numpy(), aggregate)[:3])
-    table[["centre", "low", "high"]] = pd.DataFrame(spread.tolist(), index=table.index)
+    table = summarise_groups(long, [*keys, "metric"], "value", aggregate)
     table["aggregate"] = aggregate
-    return table.drop(columns="std")
+    # the columns in the order the summary file has always had (DATA_FILE)
+    return table[[*keys, "metric", "mean", "n", "se", "centre", "low", "high", "aggregate"]]
 
 
 def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGGREGATE,
@@ -175,30 +171,13 @@ def _display_names(algorithms: list[str]) -> dict[str, str]:
 
 
 def campaign_names(campaign: xr.Dataset) -> dict[str, str]:
-    """Plain algorithm key -> label, from the options its runs recorded.
+    """Plain algorithm key -> label (:func:`tvbo.analysis.context.campaign_labels`, the lookup
+    every table and figure uses, on the plain keys): the campaign's keys carry the setting
+    (``w-dbo@k4+overlap``), the label is that of the plain key, its variant read from any of
+    its runs' recorded options."""
+    from tvbo.analysis.context import campaign_labels
 
-    The campaign's keys carry the setting (``w-dbo@k4+overlap``); the label is that of the
-    plain key (:func:`tvbo.algorithms.display.algorithm_labels`, the lookup every table and
-    figure uses), its variant read from any of its runs' recorded options.
-    """
-    from tvbo.algorithms.display import algorithm_labels
-    from tvbo.analysis.context import (
-        LABELS_ATTRIBUTE,
-        parse_label_overrides,
-        recorded_algorithm_options,
-    )
-
-    recorded = recorded_algorithm_options(campaign)
-    plain: dict[str, dict] = {}
-    for key in (str(a) for a in campaign["algorithm"].values):
-        name = parse_label(key)[0]
-        if key in recorded:
-            plain.setdefault(name, recorded[key])
-        else:
-            plain.setdefault(name, {})
-    resolved = {name: options for name, options in plain.items() if options}
-    overrides = parse_label_overrides(campaign.attrs.get(LABELS_ATTRIBUTE))
-    return algorithm_labels(list(plain), overrides, resolved)
+    return campaign_labels(campaign, plain=lambda key: parse_label(key)[0])
 
 
 def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *,

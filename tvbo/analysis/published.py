@@ -36,7 +36,7 @@ the recomputed value of *another* of the three algorithms: a permutation of colu
 Overall row, documented as found, not "fixed".
 
 The marks are checked too: [A]'s bold cells are exactly the lowest means. tvbo's underline rule
-(intervals mean ± 1 s.e. that overlap the best one's, :func:`tvbo.analysis.tables.
+(intervals mean ± 1 s.e. that overlap the best one's, :func:`tvbo.analysis.best_cells.
 best_and_overlapping`) reproduces [B]'s 12 underlines except at three cells, where the paper is
 inconsistent with any interval width: Ackley TV-GPUCB overlaps (3.26 < 3.27) but is not
 underlined, Schwefel ET-GPUCB does not (553.7 > 553.3) but is, and of the cells whose intervals

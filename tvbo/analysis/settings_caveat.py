@@ -34,7 +34,8 @@ import xarray as xr
 
 from tvbo.analysis.published import check_paper
 from tvbo.benchmarks.tables import COST_TABLES
-from tvbo.results.campaign import PRESENT_VARIABLE, run_configs
+from tvbo.results.campaign import run_configs
+from tvbo.results.schema import PRESENT_VARIABLE
 
 #: runs per published table (BOLT [A], [B] and W-DBO all average 10 runs)
 PAPER_SEEDS = 10

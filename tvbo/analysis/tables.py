@@ -8,7 +8,7 @@ underlined." The tables are kept in long (tidy) form (one row per experiment x a
 they feed pandas/seaborn directly; :func:`pivot_summary`, :func:`to_markdown` and
 :func:`to_latex` give the paper layout (rows benchmark, columns algorithm, the normalised
 Overall row last). The confidence interval is ``mean ± ci * se`` with ``ci = 1`` by default, the
-interval the papers print (:func:`best_and_overlapping` says why and how overlap is decided).
+interval the papers print (:mod:`tvbo.analysis.best_cells` says why and how a cell is marked).
 
 ``aggregate`` (:mod:`tvbo.analysis.aggregate`: ``mean_se``, ``median_iqr``, ``iqm_bootstrap``)
 chooses what a cell shows: the papers' mean ± s.e. by default, else the centre and its interval
@@ -35,16 +35,21 @@ from tvbo.analysis.aggregate import (
     CENTRE_NAMES,
     DEFAULT_AGGREGATE,
     check_aggregate,
-    summarise,
+    summarise_groups,
+)
+from tvbo.analysis.best_cells import (
+    DEFAULT_CI,
+    check_ci,
+    separated_best,
+    separated_best_intervals,
 )
 from tvbo.analysis.metrics import EXPERIMENT_KEYS, OVERALL_LABEL, normalised_regret
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, run_variables, runs_table
+from tvbo.results.campaign import run_variables, runs_table
+from tvbo.results.schema import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
 
 STAT_COLUMNS: tuple[str, ...] = ("mean", "se", "n")
 #: the aggregate's centre and interval (equal to mean, mean - se, mean + se for ``mean_se``)
 INTERVAL_COLUMNS: tuple[str, ...] = ("centre", "low", "high")
-#: half-width of the confidence interval in standard errors (the papers print mean ± 1 s.e.)
-DEFAULT_CI = 1.0
 #: the number of queries of a run (warm-up included), shown beside the regrets
 QUERIES = "n_iterations"
 #: what every results table shows, in this order: the two regrets and the number of queries
@@ -102,12 +107,7 @@ def summary_table(campaign: xr.Dataset, metric: str = "average_regret", *,
     runs = runs_table(campaign)
     keys = [k for k in EXPERIMENT_KEYS if k in runs.columns]
     values = runs[[*keys, "algorithm", metric]].dropna(subset=[metric])
-    grouped = values.groupby([*keys, "algorithm"], sort=True)[metric]
-    table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
-    table["se"] = table["std"] / np.sqrt(table["n"])
-    spread = grouped.apply(lambda v: tuple(summarise(v.to_numpy(), aggregate)[:3]))
-    table[list(INTERVAL_COLUMNS)] = pd.DataFrame(spread.tolist(), index=table.index,
-                                                 dtype=float)
+    table = summarise_groups(values, [*keys, "algorithm"], metric, aggregate)
     table = table[[*keys, "algorithm", *STAT_COLUMNS, *INTERVAL_COLUMNS]]
     table.attrs["metric"] = metric
     table.attrs["aggregate"] = aggregate
@@ -183,103 +183,6 @@ def _row_label(row: pd.Series, keys: list[str], varying: list[str]) -> str:
     label = str(row["benchmark"]) if "benchmark" in keys else ""
     extras = [f"{k} {row[k]:g}" if isinstance(row[k], float) else f"{k} {row[k]}" for k in varying]
     return f"{label} ({', '.join(extras)})" if extras else label
-
-
-def _check_ci(ci: float) -> float:
-    """The interval half-width in standard errors, validated (a finite number >= 0)."""
-    try:
-        value = float(ci)
-    except (TypeError, ValueError):
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(
-            f"ci (interval half-width in standard errors) must be a finite number >= 0, got {ci!r}"
-        )
-    return value
-
-
-def best_and_overlapping(
-    means: Sequence[float], ses: Sequence[float], ci: float = DEFAULT_CI
-) -> tuple[np.ndarray, np.ndarray]:
-    """Which cells of one table row are bold (best) and which are underlined.
-
-    The papers' caption: "the performance of the best algorithm is written in bold, and the
-    performance of algorithms whose confidence intervals overlap the confidence interval of the
-    best performing algorithm are underlined". The caption gives no level, and the tables print
-    mean ± s.e., so the interval of a cell is ``[mean - ci * se, mean + ci * se]`` with
-    ``ci = 1`` by default (``ci = 1.96`` gives normal 95 % intervals; ``ci = 0`` turns the
-    underlines off). Best = the lowest finite mean (every tied one). A non-best cell is
-    underlined when its interval and a best cell's interval share more than one point
-    (``mean - ci * se < best + ci * se_best``; intervals that merely touch are not underlined). A
-    missing s.e. (one seed, or a paper that printed none) counts as 0: a point interval. Cells
-    with a NaN mean are neither.
-    """
-    ci, means, ses, finite = _row(means, ses, ci)
-    best = np.zeros(means.shape, dtype=bool)
-    overlaps = np.zeros(means.shape, dtype=bool)
-    if not finite.any():
-        return best, overlaps
-    best = finite & (means == means[finite].min())
-    best_upper = (means[best] + ci * ses[best]).max()
-    overlaps = finite & ~best & (means - ci * ses < best_upper)
-    return best, overlaps
-
-
-
-def _row(means: Sequence[float], ses: Sequence[float], ci: float
-         ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """A table row's ``(ci, means, ses, finite)``, checked: 1-d, equal lengths, s.e. NaN -> 0."""
-    ci = _check_ci(ci)
-    means = np.asarray(means, dtype=float)
-    ses = np.nan_to_num(np.asarray(ses, dtype=float), nan=0.0)
-    if means.shape != ses.shape or means.ndim != 1:
-        raise ValueError(
-            f"means and ses must be 1-d and of equal length, got {means.shape} and {ses.shape}"
-        )
-    return ci, means, ses, np.isfinite(means)
-
-
-def separated_best(
-    means: Sequence[float], ses: Sequence[float], ci: float = DEFAULT_CI
-) -> tuple[np.ndarray, np.ndarray]:
-    """tvbo's marks of one table row: ``(bold, tied)``, decided by the standard errors.
-
-    The lowest mean is **bold** only when it is separated from every other cell: with
-    ``ci`` standard errors (default 1), ``best_mean + ci * best_se < other_mean - ci *
-    other_se`` for every other finite cell (for minimisation), i.e. the intervals ``mean ±
-    ci * se`` do not meet. Otherwise nothing is bold and the cells *tied* for best are
-    underlined: the lowest mean(s) and every cell with ``mean - ci * se <= best_mean + ci *
-    best_se`` (its interval reaches the best one's; touching counts as tied, since it is not
-    "more than the standard errors" apart). Why not the papers' rule (always bold the lowest
-    mean, :func:`best_and_overlapping`): a bold cell should be a finding, and with 3-10 seeds
-    the lowest mean often is not one. Missing s.e. (one seed) counts as 0; NaN means are never
-    marked; a row with fewer than two finite cells is not marked (nothing to compare).
-    """
-    ci, means, ses, _ = _row(means, ses, ci)
-    return separated_best_intervals(means, means - ci * ses, means + ci * ses)
-
-
-def separated_best_intervals(
-    centres: Sequence[float], lows: Sequence[float], highs: Sequence[float]
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`separated_best` on explicit intervals ``[low, high]`` around each centre (the
-    median's IQR, the IQM's bootstrap interval): the lowest centre is bold when its interval
-    is below every other; else the cells whose interval reaches it are tied. A NaN bound
-    (one seed) makes a point interval at the centre."""
-    centres = np.asarray(centres, dtype=float)
-    finite = np.isfinite(centres)
-    lows = np.where(np.isfinite(lows), np.asarray(lows, dtype=float), centres)
-    highs = np.where(np.isfinite(highs), np.asarray(highs, dtype=float), centres)
-    bold = np.zeros(centres.shape, dtype=bool)
-    tied = np.zeros(centres.shape, dtype=bool)
-    if finite.sum() < 2:
-        return bold, tied
-    lowest = finite & (centres == centres[finite].min())
-    best_upper = highs[lowest].max()
-    reach = finite & (lowest | (lows <= best_upper))
-    if reach.sum() == 1:
-        return reach, tied
-    return bold, reach
 
 
 def mark_best(table: pd.DataFrame, ci: float = DEFAULT_CI) -> pd.DataFrame:
@@ -557,7 +460,6 @@ _LATEX_SYMBOLS: dict[str, str] = {
 def latex_text(text: str) -> str:
     """Escaped ``text`` with the symbols of :data:`_LATEX_SYMBOLS` turned into LaTeX."""
     return "".join(_LATEX_SYMBOLS.get(char, latex_escape(char)) for char in str(text))
-
 
 
 def _latex_cell(cell: _Cell) -> str:
@@ -851,7 +753,7 @@ def write_tables(
     algorithms' labels (``W-DBO (robust)``; ``labels``: config entries carrying ``label`` or
     ``variant``). LaTeX and the normalised CSV are opt-in here (``tvbo table`` writes all four).
     """
-    _check_ci(ci)
+    check_ci(ci)
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     # the companions a campaign records (every run file has all three; synthetic ones may not)

@@ -39,11 +39,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from tvbo.algorithms.display import benchmark_display_name
-from tvbo.analysis.aggregate import band_label
+from tvbo.analysis.aggregate import band_label, summarise_groups
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import _panels, _zero_based, colour_palette
-from tvbo.results.campaign import PRESENT_VARIABLE
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
 NSTAR_VARIABLE = "state_bolt_nstar"
 NSTAR_SUMMARIES: tuple[str, ...] = ("median", "final", "time-average")
@@ -188,9 +187,7 @@ def speed_table(runs: pd.DataFrame, quantity: str) -> pd.DataFrame:
     if quantity not in QUANTITIES:
         raise ValueError(f"unknown quantity {quantity!r}; valid choices: {', '.join(QUANTITIES)}")
     data = runs.dropna(subset=[quantity])
-    grouped = data.groupby(["benchmark", "algorithm", "speed"], sort=True)[quantity]
-    table = grouped.agg(mean="mean", std=lambda s: s.std(ddof=1), n="count").reset_index()
-    table["se"] = table["std"] / np.sqrt(table["n"])
+    table = summarise_groups(data, ["benchmark", "algorithm", "speed"], quantity, None)
     table.insert(3, "quantity", quantity)
     return table[["benchmark", "algorithm", "speed", "quantity", "mean", "se", "n"]]
 

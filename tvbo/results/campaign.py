@@ -40,11 +40,15 @@ import pandas as pd
 import xarray as xr
 
 from tvbo.results.io import NETCDF_ENGINE, write_netcdf_atomic
-from tvbo.results.schema import FIT_DIMENSION, FIT_PREFIX, RUN_KEYS
+from tvbo.results.schema import (
+    ATTRIBUTE_PREFIX,
+    FIT_DIMENSION,
+    FIT_PREFIX,
+    PRESENT_VARIABLE,
+    RUN_KEYS,
+)
 from tvbo.results.validate import MIXED_ALLOWED_ATTRIBUTE, load_runs, parse_allow_mixed
 
-ATTRIBUTE_PREFIX = "attr_"
-PRESENT_VARIABLE = "run_present"
 PER_RUN_ATTRIBUTES = "per_run_attributes"
 #: variable attribute of a string fit variable stored as codes: the JSON list of its values
 CATEGORIES = "categories_json"
@@ -486,8 +490,6 @@ def run_configs(campaign: xr.Dataset) -> list[dict]:
     it is a global attribute when every run has the same, else the per-run variable
     ``attr_config_json`` (cells without a run are skipped). Unparsable texts are skipped.
     """
-    import json
-
     texts: list[str] = []
     if "config_json" in campaign.attrs:
         texts.append(str(campaign.attrs["config_json"]))

@@ -47,8 +47,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, run_variables
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.campaign import run_variables
+from tvbo.results.schema import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, RUN_KEYS
 
 FORMATS: tuple[str, ...] = ("csv", "parquet")
 ITERATION = "iteration"

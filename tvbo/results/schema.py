@@ -102,3 +102,10 @@ REQUIRED_ATTRIBUTES: tuple[str, ...] = (
 
 COMPUTE_PREFIX = "compute_"
 STATE_PREFIX = "state_"
+
+# -- the campaign layout (tvbo.results.campaign.merge_runs) -------------------------------------
+#: prefix of a per-run variable holding a global run attribute that differs between the merged
+#: runs (``attr_config_json``); merging writes it, validation and analysis read it
+ATTRIBUTE_PREFIX = "attr_"
+#: int8 per-run variable of a campaign: 1 where the grid cell holds a run, 0 for a placeholder
+PRESENT_VARIABLE = "run_present"

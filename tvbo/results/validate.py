@@ -47,7 +47,7 @@ import numpy as np
 import xarray as xr
 
 from tvbo.results.io import NETCDF_ENGINE, validate_run
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.schema import ATTRIBUTE_PREFIX, PRESENT_VARIABLE, RUN_KEYS
 
 __all__ = [
     "MIXABLE",
@@ -337,8 +337,6 @@ def load_runs(
 
 def _campaign_runs(ds: xr.Dataset, path: str | Path) -> list[tuple[str, tuple, dict]]:
     """``(label, key, conditions)`` of every present run of a campaign (labels name the cell)."""
-    from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
-
     if not all(k in ds.dims for k in RUN_KEYS):
         return []  # a single run file read as a campaign: nothing to compare
     names = ("tvbo_version", "config_json", "compute_model", "compute_model_json", "horizon")

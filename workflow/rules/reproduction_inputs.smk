@@ -5,7 +5,7 @@
 
 import time
 
-#: the reproduction spec (not a workflow config: tvbo/analysis/reproduction_spec.py), relative to
+#: the reproduction spec (not a workflow config: tvbo/analysis/reproduction/spec.py), relative to
 #: the repository's root (config key reproduction_spec); source_path: found in the workflow's own
 #: source, so a snakedeploy-ed module finds it too (workflow.basedir is the deploying folder's)
 REPRODUCTION_SPEC = (
@@ -24,7 +24,7 @@ REPRODUCTION_STARTED = int(time.time())
 
 
 def _reproduction_spec():
-    from tvbo.analysis.reproduction_spec import load_spec
+    from tvbo.analysis.reproduction.spec_yaml import load_spec
 
     try:
         return load_spec(REPRODUCTION_SPEC)

@@ -1,13 +1,13 @@
 """Predictions of the reproduction spec, evaluated on the run files.
 
-An explanation of the spec (:class:`~tvbo.analysis.reproduction_spec.Explanation`) names the pairs
+An explanation of the spec (:class:`~tvbo.analysis.reproduction.spec.Explanation`) names the pairs
 it explains, the order tvbo's runs must show for each, and at least one measured quantity with the
 order it predicts. This module holds the declared vocabulary of those quantities
 (:data:`QUANTITIES`, one definition each, computed per run from the run files) and evaluates a
 prediction on a campaign and on its held-out replicate (:func:`evaluate`).
 
-A prediction *holds* when its order is strict under the report's tie rule (the intervals
-mean ± 1 s.e. do not overlap, :func:`tvbo.analysis.reproduction.ordering`'s rule), *fails* when the
+A prediction *holds* when its order is strict under the report's tie rule (the intervals mean ± 1
+s.e. do not overlap, :func:`tvbo.analysis.reproduction.orderings.ordering`'s rule), *fails* when the
 measured values tie or show the opposite order, and its evidence is *missing* when a campaign, an
 algorithm, a benchmark or the quantity's run-file variable is absent. An entry explains its pairs
 only when every prediction holds on every replicate; one failure makes them contradicted, missing
@@ -19,18 +19,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from tvbo.analysis.reproduction_evidence import at_reference_speed, display_name, fmt
-from tvbo.analysis.reproduction_spec import QUANTITY_NAMES, Prediction, Spec, Term
-from tvbo.results.campaign import PRESENT_VARIABLE
-
-if TYPE_CHECKING:
-    from tvbo.analysis.reproduction_evidence import Campaigns
+from tvbo.analysis.aggregate import mean_se
+from tvbo.analysis.reproduction.campaigns import Campaigns, at_reference_speed
+from tvbo.analysis.reproduction.markdown import display_name, fmt
+from tvbo.analysis.reproduction.spec import QUANTITY_NAMES, Prediction, Spec, Term
+from tvbo.results.schema import PRESENT_VARIABLE
 
 RUN_KEYS = ("benchmark", "algorithm", "seed", "speed")
 STATUSES: tuple[str, ...] = ("holds", "fails", "missing")
@@ -189,11 +187,10 @@ class Measurements:
             raise frame
         values = frame.loc[(frame["benchmark"].astype(str) == benchmark)
                            & (frame["algorithm"].astype(str) == algorithm), "value"]
-        n = int(values.count())
+        mean, se, n = mean_se(values.to_numpy())
         if n == 0:
             raise Absent(f"no {quantity} of {algorithm} on {benchmark} in {campaign}")
-        se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-        return Cell(float(values.mean()), se, n)
+        return Cell(mean, se, n)
 
 
 # -- evaluation ------------------------------------------------------------------------------------

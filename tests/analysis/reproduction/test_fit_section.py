@@ -1,4 +1,4 @@
-"""The reproduction report's fit-health subsection (tvbo/analysis/reproduction.py
+"""The reproduction report's fit-health subsection (tvbo/analysis/reproduction/fit_section.py
 ``fit_health_lines``, tvbo/analysis/fit_health.py ``horizon_table``, the spec's ``fit_causes``).
 
 A tiny hand-built campaign (tests/fake_runs.py runs with fit records added by the recorder):
@@ -21,11 +21,15 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from tests.analysis.test_reproduction import _campaign, _run, _spec
+from tests.analysis.reproduction.fakes import (
+    _campaign,
+    _run,
+    _spec,
+)
+from tests.fake_runs import with_fit_records
 from tvbo.analysis.fit_health import HORIZON_SHARE_LIMIT, horizon_table
-from tvbo.analysis.reproduction import build_report
-from tvbo.analysis.reproduction_spec import load_spec
-from tvbo.sim.recorder import Recorder
+from tvbo.analysis.reproduction.report import build_report
+from tvbo.analysis.reproduction.spec_yaml import load_spec
 
 SEEDS = (0, 1, 2)
 
@@ -60,14 +64,6 @@ def _fits(benchmark: str, algorithm: str, seed: int) -> list[dict]:
     return [_spatial_fit() for _ in range(4)]
 
 
-def _with_fits(run: xr.Dataset, fits: list[dict]) -> xr.Dataset:
-    recorder = Recorder(d=run.sizes["dim"])
-    for i, record in enumerate(fits):
-        recorder.add_fits([record], iteration=4 + i, call="ingest", time=1.0 * (i + 1))
-    keys = {k: run[k].values for k in ("benchmark", "algorithm", "seed", "speed")}
-    return xr.merge([run, recorder.fit_dataset().expand_dims(keys)])
-
-
 def _fit_campaign(results: Path) -> Path:
     runs = []
     for benchmark in ("shekel", "eggholder"):
@@ -76,7 +72,7 @@ def _fit_campaign(results: Path) -> Path:
                 run = _run(benchmark, algorithm, seed, 1.0 + seed)
                 if algorithm == "r-gp-ucb":
                     run["state_resets"] = xr.zeros_like(run["state_lengthscale"]) + 2.0
-                runs.append(_with_fits(run, _fits(benchmark, algorithm, seed)))
+                runs.append(with_fit_records(run, _fits(benchmark, algorithm, seed)))
     return _campaign(results / "bolt_fake" / "campaign.nc", runs)
 
 
@@ -145,7 +141,7 @@ def test_a_cause_that_is_not_the_papers_setting_says_so(fit_fake: Path) -> None:
 
 
 def test_without_fits_the_section_says_so(tmp_path: Path) -> None:
-    from tests.analysis.test_reproduction import _table_campaign
+    from tests.analysis.reproduction.fakes import _table_campaign
 
     _table_campaign(tmp_path / "results")
     report = build_report(_spec(tmp_path), tmp_path / "results")

@@ -1,213 +1,41 @@
-"""Campaign files of the reproduction spec, and the evidence computed from them.
+"""The evidence lines of the reproduction report: quantities measured from the run files.
 
-:class:`Campaigns` loads each campaign of the spec once (``<results>/<campaign>/campaign.nc``, or
-a stand-in file, marked as such in the report). :func:`evaluate_evidence` turns one evidence spec
-of :mod:`tvbo.analysis.reproduction_spec` into text lines with numbers computed from the run
-files: ``variant`` (two algorithms side by side, mean ± s.e. and ratio), ``fit_health`` (share of
-fits with a hyperparameter at a bound and runs whose final fitted l_T exceeds the horizon, from
+:func:`evaluate_evidence` turns one evidence spec
+(:class:`~tvbo.analysis.reproduction.spec.Evidence`) into text lines with numbers computed from the
+run files: ``variant`` (two algorithms side by side, mean ± s.e. and ratio), ``fit_health`` (share
+of fits with a hyperparameter at a bound and runs whose final fitted l_T exceeds the horizon, from
 the ``fit_*`` variables; absent variables are reported as "fit records absent in these runs"),
-``metric`` (average regret, time-integrated regret and number of queries) and ``state`` (a
-``state_*`` variable summarised per run by its mean or final value, then mean ± s.e. over runs).
-A campaign that does not exist gives "not yet run" and the command that runs it.
-
-Number format and algorithm display names come from :mod:`tvbo.analysis.tables` through
-:func:`display_name` and :func:`fmt`, the only call sites of the report.
+``metric`` (average regret, time-integrated regret and number of queries), ``state`` (a ``state_*``
+variable summarised per run by its mean or final value, then mean ± s.e. over runs,
+:func:`tvbo.analysis.aggregate.mean_se`) and ``setting`` (the same algorithms in a campaign that
+changes one setting, beside the reference campaign). Evidence is context: it is printed, not judged
+(predictions are judged: :mod:`~tvbo.analysis.reproduction.predict`).
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from tvbo.analysis import tables as _tables
-from tvbo.analysis.compare import METRIC, campaign_cost_tables
-from tvbo.analysis.reproduction_spec import CampaignSpec, Evidence, Spec
-from tvbo.results.campaign import ATTRIBUTE_PREFIX, PRESENT_VARIABLE
-
-TIME_METRIC = "time_integrated_regret"
-QUERIES = "n_iterations"
-#: the speed at which a paper table is compared (the papers' own hardware)
-REFERENCE_SPEED = 1.0
-
-# -- display (the one place that calls tables' formatting) ----------------------------------------
-def display_name(algorithm: str) -> str:
-    """The algorithm's display name: ``tables.display_name`` once it exists, else the tvbo name."""
-    name = getattr(_tables, "display_name", None)
-    return str(name(algorithm)) if callable(name) else str(algorithm)
-
-
-def fmt(mean: float, se: float = math.nan, digits: int = 3) -> str:
-    """Mean ± s.e. as the tables print it (:func:`tvbo.analysis.tables.format_mean_se`)."""
-    return _tables.format_mean_se(float(mean), float(se), digits)
-
-
-# -- campaigns ------------------------------------------------------------------------------------
-@dataclass
-class Source:
-    """Where a spec campaign's results are and whether they stand in for another campaign."""
-
-    spec: CampaignSpec
-    path: Path
-    substituted: bool
-    dataset: xr.Dataset | None
-
-
-class Campaigns:
-    """Loads each spec campaign once from ``<results>/<campaign>/campaign.nc`` (or a substitute).
-
-    ``substitutes`` maps a spec campaign key to another campaign file, e.g. a small test campaign
-    standing in for ``bolt_paper``; the report's header marks every substitution.
-    """
-
-    def __init__(
-        self,
-        spec: Spec,
-        results: str | Path = "results",
-        substitutes: Mapping[str, str | Path] | None = None,
-        root: str | Path | None = None,
-    ) -> None:
-        substitutes = dict(substitutes or {})
-        unknown = [k for k in substitutes if k not in spec.campaigns]
-        if unknown:
-            raise ValueError(
-                f"--campaign: unknown campaign key(s) {unknown}; valid keys: "
-                f"{', '.join(spec.campaigns)}"
-            )
-        missing = [str(p) for p in substitutes.values() if not Path(p).is_file()]
-        if missing:
-            raise ValueError(f"--campaign: no such campaign file(s) {missing}")
-        self.spec = spec
-        self.root = Path(root) if root is not None else Path.cwd()
-        self.sources: dict[str, Source] = {}
-        for key, campaign in spec.campaigns.items():
-            path = Path(substitutes.get(key, Path(results) / campaign.name / "campaign.nc"))
-            # opened lazily: a paper campaign's file holds hundreds of MB of per-query records,
-            # and the report reads per-run summaries and a few variables of it
-            dataset = xr.open_dataset(path) if path.is_file() else None
-            self.sources[key] = Source(campaign, path, key in substitutes, dataset)
-
-    def get(self, key: str) -> xr.Dataset | None:
-        return self.sources[key].dataset
-
-    def close(self) -> None:
-        """Close every campaign file opened (each is opened lazily, once)."""
-        for source in self.sources.values():
-            if source.dataset is not None:
-                source.dataset.close()
-
-    def command(self, key: str) -> str:
-        """How to build a campaign (Markdown): the command and the config it runs."""
-        campaign = self.spec.campaigns[key]
-        return f"`{campaign.command()}` (config: `{campaign.config_text(self.root)}`)"
-
-    def not_yet_run(self, key: str) -> str:
-        source = self.sources[key]
-        return (
-            f"not yet run: campaign `{source.spec.name}` (results/{source.spec.name}/"
-            f"campaign.nc); "
-            f"run {self.command(key)}"
-        )
-
-
-def _attribute_values(ds: xr.Dataset, name: str) -> list[str]:
-    """The distinct values of a run attribute over the present runs (global or ``attr_*``)."""
-    values: list[str] = []
-    if name in ds.attrs:
-        values.append(str(ds.attrs[name]))
-    variable = ATTRIBUTE_PREFIX + name
-    if variable in ds.data_vars:
-        data = ds[variable].values
-        if PRESENT_VARIABLE in ds.data_vars:
-            data = data[ds[PRESENT_VARIABLE].transpose(*ds[variable].dims).values == 1]
-        values += [str(v) for v in np.ravel(data) if str(v) not in ("", "nan")]
-    return list(dict.fromkeys(values))
-
-
-def _profiles(ds: xr.Dataset) -> list[str]:
-    names = []
-    for text in _attribute_values(ds, "compute_model_json"):
-        try:
-            model = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        profile = model.get("profile")
-        if isinstance(profile, dict):
-            names.append(f"{model.get('model')} / {profile.get('name')}")
-        else:
-            names.append(str(model.get("model")))
-    return list(dict.fromkeys(names)) or ["not recorded"]
-
-
-def _number_list(values: Iterable[object]) -> str:
-    out = []
-    for v in values:
-        try:
-            out.append(f"{float(v):g}")
-        except ValueError:
-            out.append(str(v))
-    return ", ".join(sorted(set(out), key=lambda s: (len(s), s)))
-
-
-def campaign_facts(ds: xr.Dataset) -> dict[str, str]:
-    """What a reader needs to judge a campaign: grid, seeds, horizon, profile, cost table."""
-    present = int(ds[PRESENT_VARIABLE].sum()) if PRESENT_VARIABLE in ds else -1
-    return {
-        "benchmarks": ", ".join(map(str, ds["benchmark"].values)),
-        "algorithms": ", ".join(display_name(str(a)) for a in ds["algorithm"].values),
-        "seeds": f"{ds.sizes['seed']} ({_number_list(ds['seed'].values)})",
-        "speeds": _number_list(ds["speed"].values),
-        "horizon [s]": _number_list(_attribute_values(ds, "horizon")) or "not recorded",
-        "profile": ", ".join(_profiles(ds)),
-        "cost table": ", ".join(campaign_cost_tables(ds)) or "not recorded",
-        "runs": str(present) if present >= 0 else "?",
-    }
-
-
-def at_reference_speed(ds: xr.Dataset) -> xr.Dataset:
-    speeds = [float(s) for s in ds["speed"].values]
-    if len(speeds) == 1:
-        return ds
-    if REFERENCE_SPEED not in speeds:
-        raise ValueError(f"a paper table is compared at speed 1, but the campaign has speeds "
-                         f"{speeds}")
-    return ds.sel(speed=[REFERENCE_SPEED])
-
-
-def metric_summary(ds: xr.Dataset, metric: str) -> pd.DataFrame:
-    """tables.summary_table without the speed column when the campaign has one speed."""
-    table = _tables.summary_table(ds, metric)
-    if "speed" in table.columns and table["speed"].nunique() == 1:
-        table = table.drop(columns="speed")
-    return table
-
-
-# -- evidence -------------------------------------------------------------------------------------
-def select_runs(ds: xr.Dataset, benchmarks: Sequence[str] | None, algorithms: Sequence[str] | None):
-    """Subset of the campaign; names absent from the campaign are reported, not fatal."""
-    have_b = [str(b) for b in ds["benchmark"].values]
-    have_a = [str(a) for a in ds["algorithm"].values]
-    absent = [b for b in benchmarks or [] if b not in have_b]
-    absent += [a for a in algorithms or [] if a not in have_a]
-    if benchmarks:
-        ds = ds.sel(benchmark=[b for b in benchmarks if b in have_b])
-    if algorithms:
-        ds = ds.sel(algorithm=[a for a in algorithms if a in have_a])
-    return ds, absent
-
-
-def cell_stat(table: pd.DataFrame, benchmark: str, algorithm: str) -> tuple[float, float, int]:
-    row = table[(table["benchmark"] == benchmark) & (table["algorithm"] == algorithm)]
-    if row.empty:
-        return math.nan, math.nan, 0
-    r = row.iloc[0]
-    return float(r["mean"]), float(r["se"]), int(r["n"])
+from tvbo.analysis.aggregate import mean_se
+from tvbo.analysis.compare import METRIC
+from tvbo.analysis.reproduction.campaigns import (
+    QUERIES,
+    TIME_METRIC,
+    Campaigns,
+    at_reference_speed,
+    attribute_values,
+    cell_stat,
+    select_runs,
+)
+from tvbo.analysis.reproduction.markdown import display_name, fmt
+from tvbo.analysis.reproduction.spec import Evidence
+from tvbo.results.schema import PRESENT_VARIABLE
 
 
 def _per_run(ds: xr.Dataset, variable: str, reduce: str) -> pd.DataFrame:
@@ -234,14 +62,6 @@ def _per_run(ds: xr.Dataset, variable: str, reduce: str) -> pd.DataFrame:
              "algorithm": str(ds["algorithm"].values[idx[1]]), "value": value}
         )
     return pd.DataFrame.from_records(records, columns=["benchmark", "algorithm", "value"])
-
-
-def _mean_se(values: pd.Series) -> tuple[float, float, int]:
-    n = int(values.count())
-    if n == 0:
-        return math.nan, math.nan, 0
-    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    return float(values.mean()), se, n
 
 
 def _evidence_variant(ds: xr.Dataset, ev: Evidence, benchmarks: Sequence[str]) -> list[str]:
@@ -285,7 +105,7 @@ def _lengthscale_over_horizon(sub: xr.Dataset, variable: str) -> tuple[int, int,
     horizons = []
     for benchmark in map(str, sub["benchmark"].values):
         one = sub.sel(benchmark=[benchmark])
-        values = _attribute_values(one, "horizon")
+        values = attribute_values(one, "horizon")
         if len(values) != 1:
             continue
         horizon = float(values[0])
@@ -370,7 +190,7 @@ def _evidence_state(
     lines = [f"{', '.join(absent)} absent from the campaign's runs"] if absent else []
     per_run = _per_run(at_reference_speed(ds), variable, summary)
     for (benchmark, algorithm), group in per_run.groupby(["benchmark", "algorithm"], sort=False):
-        mean, se, n = _mean_se(group["value"])
+        mean, se, n = mean_se(group["value"].to_numpy())
         lines.append(
             f"{benchmark}, {display_name(algorithm)}: {variable} ({summary} per run) "
             f"{fmt(mean, se)} over {n} runs"

@@ -1,0 +1,81 @@
+"""The whole report: ``tvbo reproduce``, the workflow target, byte-identical rebuilds
+(tvbo/analysis/reproduction/report.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.analysis.reproduction.fakes import (
+    REPO,
+    _spec,
+    _table_campaign,
+)
+from tvbo.analysis.reproduction.report import write_report
+from tvbo.cli import main
+
+
+def test_cli_writes_report_and_rejects_unknown_stand_in(tmp_path: Path, capsys) -> None:
+    results = tmp_path / "results"
+    campaign = _table_campaign(results)
+    spec = _spec(tmp_path)
+    out = tmp_path / "docs" / "reproduction.md"
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--spec", str(spec), "--results", str(results), "--out", str(out),
+              "--campaign", f"nope={campaign}"])
+    assert exit_.value.code == 2 and not out.exists()
+    assert "valid keys: bolt_fake, heldout, claims_fake, missing" in capsys.readouterr().err
+    assert main(["reproduce", "--spec", str(spec), "--results", str(tmp_path / "none"),
+                 "--out", str(out), "--campaign", f"bolt_fake={campaign}"]) == 0
+    text = out.read_text()
+    assert "**Stand-in campaigns.**" in text and "stands in for `bolt_fake`" in text
+    assert "| Overall | 2 | 3 | 2 | 1 | 6 |" in text
+
+
+def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
+    from tests.workflow.test_workflow import load_test_config, snakemake
+
+    proc = snakemake(tmp_path, load_test_config(), "-n", "--cores", "1", "reproduction")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"^reproduction\s+1$", proc.stdout, flags=re.M), proc.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path) -> None:
+    """`snakemake reproduction` with the tiny spec of .test/ from a clean results folder builds
+    both of its campaigns (the workflow's own and, by the driver rule, its held-out replicate),
+    then the report; forced again, the report's bytes are the same, and name no machine path."""
+    from tests.workflow.test_workflow import _tvbo_on_path, load_test_config, snakemake
+
+    _tvbo_on_path(tmp_path)
+    config = {**load_test_config(), "reproduction_spec": ".test/reproduction.yaml"}
+    proc = snakemake(tmp_path, config, "--cores", "2", "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    for name in ("test", "test_heldout"):
+        assert (tmp_path / "results" / name / "campaign.nc").is_file()
+    first = (tmp_path / "docs" / "reproduction.md").read_bytes()
+    recorded = yaml.safe_load((tmp_path / "results" / "reproduction_provenance.yaml").read_text())
+    assert recorded["command"] == "snakemake --cores N reproduction"
+    assert recorded["wall_time_s"] > 0
+    proc = snakemake(tmp_path, config, "--cores", "2", "--forcerun", "reproduction",
+                     "reproduction", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert (tmp_path / "docs" / "reproduction.md").read_bytes() == first
+    text = first.decode()
+    assert str(tmp_path) not in text and str(REPO) not in text
+    assert "Campaign `tiny` (`results/test`)" in text
+    assert ("| tiny_heldout | `results/test_heldout`: `snakemake --cores N "
+            "results/test_heldout/campaign.nc` (config: `.test/config.yaml with campaign: "
+            "test_heldout, seeds: [2, 3]`)") in text
+    assert "| 2 (2, 3) |" in text  # the held-out replicate was read
+
+
+def test_report_bytes_are_identical_when_built_twice(fake: Path, tmp_path: Path) -> None:
+
+    spec = fake / "config" / "reproduction.yaml"
+    first = write_report(tmp_path / "a.md", spec, fake / "results").read_bytes()
+    second = write_report(tmp_path / "b.md", spec, fake / "results").read_bytes()
+    assert first == second and str(tmp_path) not in first.decode()
