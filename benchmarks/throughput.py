@@ -21,7 +21,20 @@ horizon and warm-up and one BLAS thread. Each run's wall time is split into
                algorithm objects;
 ``record``     writing the run file (``tvbo.results.io.write_run``, as ``tvbo run`` does).
 
-and prints, per run, the share of the wall time spent outside the algorithm's own compute. The
+and prints, per run, the share of the wall time spent outside the algorithm's own compute.
+
+``--split`` (issue 27, item 1) prints the study's CPU seconds by algorithm, by benchmark and by
+part: start-up (interpreter, imports, building the objects; 1/n of the process per run), the
+algorithm's work phases (``fit``, ``acquisition``, ``cleaning`` and the rest of its calls, from
+the CPU clock of ``tvbo.work`` phases), the oracle, the engine and the run file's I/O. Every part
+is measured in CPU seconds (user + system: a machine busy with other jobs stretches wall time,
+not CPU time), per measured run, and extrapolated to the study's runs cell by cell (a cell not
+measured is priced like its algorithm's measured runs, else like the mean measured run; the
+output states the sample size and lists those cells). ``--algorithms all`` measures every
+algorithm of the study::
+
+    python benchmarks/throughput.py --config config/bolt_paper.yaml --algorithms all \
+        --seeds 0 --split --save split.json The
 judged metric of issue 14: for the median run of ``bolt_paper`` this share must be at most 30 %.
 The timers wrap the benchmark's and the algorithm's methods on the instances of this script only
 (perf_counter around each call, re-entrant calls counted once); the engine itself is unchanged.
@@ -59,6 +72,7 @@ _T0 = time.perf_counter()  # first thing the worker process does: start of "star
 import argparse  # noqa: E402  (stdlib only above the timer's reach)
 import heapq  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -86,6 +100,7 @@ class Stopwatch:
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.cpu = 0.0  # process CPU seconds (user + system) of the same calls
         self.calls = 0
         self._depth = 0
 
@@ -101,15 +116,34 @@ class Stopwatch:
             if self._depth:
                 return method(*args, **kwargs)
             self._depth += 1
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 return method(*args, **kwargs)
             finally:
                 self.seconds += time.perf_counter() - start
+                self.cpu += time.process_time() - cpu
                 self.calls += 1
                 self._depth -= 1
 
         return timed
+
+
+def watch_phases() -> dict[str, float]:
+    """Accumulate the CPU seconds of every work phase (``WorkCounter.phase``: fit, clean,
+    acquisition, update, side) in this process: the engine clears its counter every iteration,
+    so the totals are taken just before each clear. Returns the (live) totals."""
+    from tvbo.work import WorkCounter
+
+    totals: dict[str, float] = {}
+    clear = WorkCounter.clear
+
+    def clear_and_keep(self) -> None:
+        for phase, seconds in self.cpu_seconds().items():
+            totals[phase] = totals.get(phase, 0.0) + seconds
+        clear(self)
+
+    WorkCounter.clear = clear_and_keep
+    return totals
 
 
 def worker(job: dict) -> list[dict]:
@@ -118,10 +152,11 @@ def worker(job: dict) -> list[dict]:
     from tvbo import algorithms, benchmarks, simulate  # what `tvbo run` imports, and make()
     from tvbo.results.io import write_run
 
+    phases = watch_phases()
     rows = []
     for seed in job["seeds"]:
         options = dict(job["benchmark_options"])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         bench = benchmarks.make(
             job["benchmark"], horizon=job["horizon"], cost_table=job["cost_table"],
             cost=options.pop("cost", None), noise_var=options.pop("noise_var", None),
@@ -134,11 +169,12 @@ def worker(job: dict) -> list[dict]:
         oracle = getattr(bench, "oracle", None)  # the f* table (TimeGridOracle), if any
         build_watch.wrap(oracle, ("_build",))
         cpu0 = time.process_time()
+        before = dict(phases)
         t1 = time.perf_counter()
         ds = simulate(bench, algo, seed=seed, compute=job["compute"], profile=job["profile"],
                       warmup=job["warmup"], cost_table=job["cost_table"], threads=1,
                       oracle_table=job.get("oracle_table"))
-        t2 = time.perf_counter()
+        t2, c3 = time.perf_counter(), time.process_time()
         with tempfile.TemporaryDirectory() as tmp:
             write_run(ds, Path(tmp) / "run.nc")
         t3 = time.perf_counter()
@@ -159,28 +195,46 @@ def worker(job: dict) -> list[dict]:
             "oracle_build_s": build_watch.seconds,  # part of oracle_s: the f* grid's build
             "record_s": t3 - t2,
             "cpu": time.process_time() - cpu0,
+            "make_cpu": cpu0 - c0,
+            "algorithm_cpu": algo_watch.cpu,
+            "oracle_cpu": oracle_watch.cpu,
+            "record_cpu": time.process_time() - c3,
+            # the algorithm's own CPU by work phase (tvbo.work phases, see PHASES)
+            **{f"phase_{p}": phases.get(p, 0.0) - before.get(p, 0.0)
+               for p in set(phases) | set(before)},
         })
     return rows
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(job: dict) -> list[dict]:
-    """The seeds of ``job`` in one fresh interpreter, timed from outside (process wall) and
-    inside (parts). The process's start-up and exit (interpreter, imports, everything outside
+    """The seeds of ``job`` in one fresh interpreter, timed from outside (process wall and CPU)
+    and inside (parts). The process's start-up and exit (interpreter, imports, everything outside
     the runs' own spans) is shared equally by its runs: with ``runs_per_job`` n, each run of a
     workflow job pays 1/n of it."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(job)],
                           capture_output=True, text=True, cwd=REPO)
-    wall = time.perf_counter() - start
+    wall, process_cpu = time.perf_counter() - start, _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"{job['benchmark']}/{job['algorithm']} failed:\n{proc.stderr}")
     rows = json.loads(proc.stdout.strip().splitlines()[-1])
     shared = (wall - sum(r["run_span"] for r in rows)) / len(rows)
+    shared_cpu = (process_cpu - sum(r["make_cpu"] + r["cpu"] for r in rows)) / len(rows)
     for row in rows:
         row["wall"] = row["run_span"] + shared
         row["startup_s"] = shared + row["make_s"]
         row["engine_s"] = row["simulate"] - row["algorithm_s"] - row["oracle_s"]
         row["outside_share"] = 1.0 - row["algorithm_s"] / row["wall"]
+        # the same split in CPU seconds (a loaded machine stretches wall time, not CPU time)
+        row["startup_cpu"] = max(shared_cpu, 0.0) + row["make_cpu"]
+        row["engine_cpu"] = (row["cpu"] - row["record_cpu"] - row["algorithm_cpu"]
+                             - row["oracle_cpu"])
+        row["total_cpu"] = row["startup_cpu"] + row["cpu"]
     return rows
 
 
@@ -355,11 +409,101 @@ def summary(rows: list[dict]) -> None:
           f"{sum(r['horizon'] for r in rows) / total:.1f}")
 
 
+#: the columns of the campaign split (CPU seconds): start-up, the algorithm's work phases, the
+#: oracle, the engine and the run file's writing
+SPLIT = ("start-up", "fit", "acquisition", "cleaning", "algorithm, other", "oracle", "engine",
+         "I/O")
+
+
+def split_of(row: dict) -> dict[str, float]:
+    """One measured run's CPU seconds by part of :data:`SPLIT`. The algorithm's CPU is split by
+    its work phases (``tvbo.work`` phases: ``fit``; ``clean``; ``acquisition``, the proposal
+    outside any fit; the rest of the algorithm's calls: ``update``, ``side``, ``setup``)."""
+    fit = row.get("phase_fit", 0.0)
+    acquisition = row.get("phase_acquisition", 0.0)
+    cleaning = row.get("phase_clean", 0.0)
+    other = max(row["algorithm_cpu"] - fit - acquisition - cleaning, 0.0)
+    return {"start-up": row["startup_cpu"], "fit": fit, "acquisition": acquisition,
+            "cleaning": cleaning, "algorithm, other": other, "oracle": row["oracle_cpu"],
+            "engine": max(row["engine_cpu"], 0.0), "I/O": row["record_cpu"]}
+
+
+def campaign_split(rows: list[dict], study: dict) -> tuple[dict, dict, list[str]]:
+    """The study's CPU seconds by (algorithm, part) and (benchmark, part), extrapolated from the
+    measured runs: each (benchmark, algorithm) cell of the study costs the mean split of its
+    measured runs times its runs (seeds x speeds); a cell without measured runs costs the mean of
+    the algorithm's measured runs on other benchmarks, else the mean of all measured runs (both
+    named in the returned notes)."""
+    runs_per_cell = len(study["seeds"]) * len(study.get("speeds", [1.0]))
+    by_algorithm: dict[str, dict[str, float]] = {}
+    by_benchmark: dict[str, dict[str, float]] = {}
+    notes: list[str] = []
+
+    def mean(selected: list[dict]) -> dict[str, float]:
+        splits = [split_of(r) for r in selected]
+        return {p: statistics.fmean(s[p] for s in splits) for p in SPLIT}
+
+    for b in study["benchmarks"]:
+        for a in study["algorithms"]:
+            own = [r for r in rows if r["benchmark"] == b and r["algorithm"] == a]
+            if not own:
+                own = [r for r in rows if r["algorithm"] == a]
+                notes.append(f"{a}/{b}: priced like {a} on its measured benchmarks" if own
+                             else f"{a}/{b}: never measured, priced like the mean measured run")
+                own = own or rows
+            cell = mean(own)
+            for table, key in ((by_algorithm, a), (by_benchmark, b)):
+                row = table.setdefault(key, dict.fromkeys(SPLIT, 0.0))
+                for part in SPLIT:
+                    row[part] += cell[part] * runs_per_cell
+    return by_algorithm, by_benchmark, notes
+
+
+def print_split(rows: list[dict], study: dict, name: str, tables: dict[str, float]) -> None:
+    """The study's extrapolated CPU split (see :func:`campaign_split`), with the sample size."""
+    by_algorithm, by_benchmark, notes = campaign_split(rows, study)
+    runs = (len(study["benchmarks"]) * len(study["algorithms"]) * len(study["seeds"])
+            * len(study.get("speeds", [1.0])))
+    cells = {(r["benchmark"], r["algorithm"]) for r in rows}
+    print(f"\nCPU split of {name}, extrapolated from {len(rows)} measured runs of {len(cells)} "
+          f"of its {len(study['benchmarks']) * len(study['algorithms'])} (benchmark, algorithm) "
+          f"cells ({len({r['seed'] for r in rows})} seed(s) each) to its {runs} runs; "
+          f"{len(notes)} cell(s) not measured" + (":" if notes else ""))
+    for note in notes[:12]:
+        print(f"  {note}")
+    if len(notes) > 12:
+        print(f"  ... and {len(notes) - 12} more")
+    width = max(len(k) for k in [*by_algorithm, *by_benchmark, "total"])
+    head = f"{'':>{width}} " + " ".join(f"{p:>12}" for p in SPLIT) + f" {'total':>9}"
+    total = dict.fromkeys(SPLIT, 0.0)
+    for title, table in (("by algorithm [CPU s]", by_algorithm),
+                         ("by benchmark [CPU s]", by_benchmark)):
+        print(f"\n{title}\n{head}")
+        for key, row in sorted(table.items(), key=lambda kv: -sum(kv[1].values())):
+            print(f"{key:>{width}} " + " ".join(f"{row[p]:>12.0f}" for p in SPLIT)
+                  + f" {sum(row.values()):>9.0f}")
+            if table is by_algorithm:
+                for p in SPLIT:
+                    total[p] += row[p]
+    grand = sum(total.values()) or 1.0
+    print(f"{'total':>{width}} " + " ".join(f"{total[p]:>12.0f}" for p in SPLIT)
+          + f" {grand:>9.0f}")
+    print(f"{'share [%]':>{width}} " + " ".join(f"{100 * total[p] / grand:>12.1f}" for p in SPLIT))
+    if tables:
+        print(f"plus the shared f* tables, once per benchmark: {sum(tables.values()):.0f} s wall "
+              f"({', '.join(f'{b} {s:.0f} s' for b, s in tables.items())})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", "--campaign", default="config/bolt_paper.yaml",
                         help="study config (default config/bolt_paper.yaml)")
-    parser.add_argument("--algorithms", nargs="+", default=["w-dbo", "bolt"])
+    parser.add_argument("--algorithms", nargs="+", default=["w-dbo", "bolt"],
+                        help="algorithms measured (default w-dbo bolt); 'all': the study's")
+    parser.add_argument("--split", action="store_true",
+                        help="print the study's CPU split by algorithm, benchmark and phase "
+                        "(start-up, fit, acquisition, cleaning, oracle, engine, I/O), "
+                        "extrapolated from the measured runs")
     parser.add_argument("--benchmarks", nargs="+", default=None, help="default: the study's")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0],
                         help="seeds measured per (benchmark, algorithm) (default 0)")
@@ -395,6 +539,8 @@ def main() -> None:
             print_row(row)
     else:
         benchmarks = args.benchmarks or study["benchmarks"]
+        if args.algorithms == ["all"]:
+            args.algorithms = list(study["algorithms"])
         per_job = args.runs_per_job or int(study.get("runs_per_job", 1))
         jobs = jobs_of(study, benchmarks, args.algorithms, args.seeds, REPO / args.data_dir,
                        per_job)
@@ -403,6 +549,7 @@ def main() -> None:
               f"{per_job} run(s) per process (runs_per_job), 1 BLAS thread, processes measured "
               f"one after another\n")
         tables = tempfile.TemporaryDirectory()
+        built: dict[str, float] = {}
         if args.oracle_tables:
             built = build_tables(jobs, Path(tables.name))
             print("shared f* tables (tvbo oracle, once per benchmark, not part of a run): "
@@ -417,6 +564,8 @@ def main() -> None:
         if args.save:
             Path(args.save).write_text(json.dumps(rows, indent=1))
     summary(rows)
+    if args.split:
+        print_split(rows, study, args.config, {} if args.load else built)
     est = estimate(rows, study, args.cores, runs_per_job=args.runs_per_job)
     note = (f" (benchmarks never measured, priced at the overall mean: "
             f"{', '.join(est['unmeasured_benchmarks'])})" if est["unmeasured_benchmarks"] else "")

@@ -58,3 +58,14 @@ def _plugin_registrations_are_undone():
             target[:] = saved or []
         else:  # a flag
             setattr(sys.modules[module], name, saved if saved is not None else False)
+
+
+@pytest.fixture(autouse=True)
+def _oracle_polish_memos_are_forgotten():
+    """A test that patches a benchmark's function cannot leave polishes of the patched function
+    in the process-wide memo of the deferred f* refinement (tvbo.benchmarks.oracle.PolishMemo)
+    for a later test of the same configuration."""
+    yield
+    module = sys.modules.get("tvbo.benchmarks.oracle")
+    if module is not None:
+        module.clear_polish_memos()

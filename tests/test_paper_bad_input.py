@@ -39,7 +39,7 @@ def test_empty_prior_set(name, priors, message):
 
 
 def test_empty_intel_prior_set():
-    from tvbo.benchmarks.intel_priors import intel_priors
+    from tvbo.benchmarks.temperature import intel_priors
 
     with pytest.raises(ValueError, match="prior_paths is empty"):
         intel_priors([], step_seconds=1.0)

@@ -6,24 +6,12 @@ that do not exist yet) and an estimate of the wall time on the given cores. At t
 regret and time-integrated regret, mean ± s.e. over seeds; lower is better) and where the
 tables, figures and comparisons are, with the command that builds the HTML report.
 
-The throughput model of the estimate (:func:`run_seconds`) is deliberately simple:
-
-    wall time of one run = STARTUP_SECONDS + JOB_OVERHEAD_SECONDS
-                           + iterations * SECONDS_PER_ITERATION
-    iterations           = min(max_iterations, warmup + (H - warmup * c) / (c + compute))
-
-where c is the benchmark's evaluation cost (the config's override, else its cost table) and
-``compute`` the virtual compute of one iteration: :data:`PROFILE_COMPUTE_SECONDS` for the
-counted model's profiles (the packaged default's small-n compute; ``botorch-i9-laptop``'s
-average response time over a 600 s run, from its provenance), R(n) at n = :data:`TYPICAL_N`
-for the polynomial model, the wall time per iteration itself for ``measured``; divided by the
-speed.
-STARTUP_SECONDS and SECONDS_PER_ITERATION were measured on the project's 2-core machine (busy
-with other jobs) with ``tvbo run`` of GP-UCB on Eggholder, c = 0.5 s: 2.86 s wall for H = 10 s
-(20 iterations) and 9.12 s for H = 120 s (238 iterations); the line through both points gives
-2.3 s + 0.029 s per iteration. JOB_OVERHEAD_SECONDS and ANALYSIS_SECONDS (added once) come from
-a small workflow run (their comments). Algorithms that keep small datasets (W-DBO, BOLT) run
-faster, so the estimate errs on the long side. Runs are spread evenly over the cores.
+The estimate comes from the measured campaign-time model of :mod:`tvbo.campaign_time` (per
+compute class, algorithm and benchmark: CPU seconds per run from sampled run files, scaled by
+the iterations the config's horizon, cost and speed imply; the jobs' and the analysis' own
+overheads; the f*(t) tables still to build), scheduled on the cores. Cells the model has not
+sampled are priced by a stated fallback, named in the message. Re-fit the model with
+``scripts/fit_campaign_time.py`` after a change that makes runs faster or slower.
 """
 
 from __future__ import annotations
@@ -34,28 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: process start, imports, benchmark/oracle build and writing the run file (s, measured)
-STARTUP_SECONDS = 2.3
-#: Snakemake's own cost per run job (job start-up, the shared f* oracle tables amortised):
-#: a 2 benchmarks x 2 algorithms x 2 seeds, 20 s campaign simulated its 8 runs in 22 s on 2
-#: cores where STARTUP_SECONDS + SECONDS_PER_ITERATION alone predict 14 s
-JOB_OVERHEAD_SECONDS = 2.0
-#: the analysis jobs after the runs (merge, tables, figures, comparison, theory, fit health):
-#: 30 s for that campaign on 2 cores; they grow little with the number of runs
-ANALYSIS_SECONDS = 30.0
-#: wall time of one simulated iteration with tvbo's numerics (s, measured; see the docstring)
-SECONDS_PER_ITERATION = 0.029
-#: virtual compute per post-warm-up iteration charged by a counted profile (s)
-PROFILE_COMPUTE_SECONDS: dict[str, float] = {
-    "reference-2core": 0.01,  # tvbo's own numerics: milliseconds at n <= 200
-    # the papers' BoTorch laptop: R(n) grows from 0.3 s (n = 15) to 2.5 s (n = 128) over a
-    # 600 s run; 2 s on average. Check: the model gives 1.7 h for config/bolt_paper.yaml on 2
-    # cores, benchmarks/throughput.py's measured extrapolation 1.1 h (README).
-    "botorch-i9-laptop": 2.0,
-}
-#: a dataset size typical of a campaign, to evaluate a polynomial R(n)
-TYPICAL_N = 50
 RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc"
+ORACLE_PATTERN = "results/{campaign}/oracles/{benchmark}.npz"
 METRICS: dict[str, str] = {
     "average_regret": "average query regret",
     "time_integrated_regret": "time-integrated regret",
@@ -77,47 +45,6 @@ def run_paths(config: Mapping[str, Any], root: str | Path = ".") -> list[Path]:
     ]
 
 
-def _benchmark_row(config: Mapping[str, Any], benchmark: str) -> dict[str, Any]:
-    from tvbo.benchmarks.tables import COST_TABLES
-
-    table = COST_TABLES.get(str(config.get("cost_table") or "metronome"), {})
-    return dict(table.get(benchmark, {}))
-
-
-def compute_seconds(config: Mapping[str, Any], speed: float) -> float:
-    """Virtual compute per post-warm-up iteration assumed by the model (see module docstring)."""
-    model = str(config.get("compute") or "counted")
-    if model == "polynomial":
-        coefficients = [float(a) for a in config.get("polynomial") or [0.0]]
-        value = sum(a * TYPICAL_N**i for i, a in enumerate(coefficients))
-    elif model == "measured":
-        value = SECONDS_PER_ITERATION
-    else:
-        profile = config.get("profile") or "reference-2core"
-        value = PROFILE_COMPUTE_SECONDS.get(Path(str(profile)).stem, 0.01)
-    return value / max(float(speed), 1e-12)
-
-
-def iterations(config: Mapping[str, Any], benchmark: str, speed: float = 1.0) -> float:
-    """Expected iterations of one run (module docstring's model)."""
-    row = _benchmark_row(config, benchmark)
-    override = (config.get("benchmark_options") or {}).get(benchmark) or {}
-    cost = float(override.get("cost", row.get("cost", 0.1)) or 0.0)
-    horizon = float(config.get("horizon") or row.get("horizon") or 600.0)
-    warmup = int(config.get("warmup") or 0)
-    step = cost + compute_seconds(config, speed)
-    rest = max(horizon - warmup * cost, 0.0)
-    count = warmup + (rest / step if step > 0 else 1e6)
-    cap = config.get("max_iterations")
-    return float(min(count, cap)) if cap else float(count)
-
-
-def run_seconds(config: Mapping[str, Any], benchmark: str, speed: float = 1.0) -> float:
-    """Estimated wall time of one run job in the workflow (s)."""
-    return (STARTUP_SECONDS + JOB_OVERHEAD_SECONDS
-            + iterations(config, benchmark, speed) * SECONDS_PER_ITERATION)
-
-
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -126,30 +53,56 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def start_message(config: Mapping[str, Any], cores: int | None, root: str | Path = ".") -> str:
-    """``tvbo: campaign X: N of M runs to do; estimated ...`` (two lines)."""
+def tables_to_build(config: Mapping[str, Any], root: str | Path = ".") -> list[str]:
+    """Benchmarks whose shared f*(t) table (rule oracle_table) does not exist yet."""
+    from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
+
+    if config.get("oracle_tables") is False:
+        return []
+    root = Path(root)
+    return [b for b in config["benchmarks"] if b not in NO_TABLE_NEEDED
+            and not (root / ORACLE_PATTERN.format(campaign=config["campaign"],
+                                                  benchmark=b)).exists()]
+
+
+def campaign_estimate(config: Mapping[str, Any], cores: int | None, root: str | Path = ".",
+                      model_path: str | Path | None = None):
+    """``(pending run paths, all run paths, tvbo.campaign_time.Estimate)`` of the campaign."""
+    from tvbo.campaign_time import estimate, load_model
+
     paths = run_paths(config, root)
     pending = [p for p in paths if not p.exists()]
-    cores = max(int(cores or 1), 1)
-    total = 0.0
+    counts: dict[tuple[str, str, float], int] = {}
     for path in pending:
-        speed = float(path.stem.split("_speed", 1)[1])
-        total += run_seconds(config, path.parent.parent.name, speed)
-    # whole runs cannot be split: the longest run bounds the wall time from below
-    longest = max((run_seconds(config, str(b), float(v)) for b in config["benchmarks"]
-                   for v in config["speeds"]), default=0.0)
-    eta = max(total / min(cores, max(len(pending), 1)), longest if pending else 0.0)
-    eta += ANALYSIS_SECONDS
+        key = (path.parent.parent.name, path.parent.name,
+               float(path.stem.split("_speed", 1)[1]))
+        counts[key] = counts.get(key, 0) + 1
+    tables = tables_to_build(config, root) if pending else []
+    model = load_model(model_path)
+    return pending, paths, estimate(model, config, counts, max(int(cores or 1), 1), tables)
+
+
+def start_message(config: Mapping[str, Any], cores: int | None, root: str | Path = ".",
+                  model_path: str | Path | None = None) -> str:
+    """``tvbo: campaign X: N of M runs to do; estimated ...`` (two lines, and one per fallback)."""
+    pending, paths, est = campaign_estimate(config, cores, root, model_path)
     head = f"tvbo: campaign {config['campaign']}: {len(pending)} of {len(paths)} runs to do"
     if not pending:
         return head + " (all runs exist; only the analysis steps may run)"
-    return (
-        f"{head}; estimated wall time ~{_duration(eta)} on {cores} core(s)\n"
-        f"      (estimate: {STARTUP_SECONDS + JOB_OVERHEAD_SECONDS:g} s + "
-        f"{SECONDS_PER_ITERATION} s per simulated iteration per run, iterations = horizon / "
-        f"(cost + profile compute), + {ANALYSIS_SECONDS:g} s of analysis; measured on a "
-        "2-core machine, see tvbo/workflow_messages.py)"
-    )
+    from tvbo.campaign_time import FALLBACKS
+
+    lines = [
+        f"{head}; estimated wall time ~{_duration(est.wall)} on {est.cores} core(s) of an "
+        f"idle machine",
+        f"      ({_duration(est.cpu)} of CPU: runs {_duration(est.run_cpu)}, {est.jobs} jobs' "
+        f"start-up {_duration(est.job_cpu)}, {est.tables} f* table(s) "
+        f"{_duration(est.table_cpu)}, analysis {_duration(est.analysis_cpu)}; measured model "
+        "tvbo/campaign_time.yaml, see tvbo/campaign_time.py)",
+    ]
+    for basis, cells in est.fallbacks.items():
+        shown = ", ".join(cells[:4]) + (f" and {len(cells) - 4} more" if len(cells) > 4 else "")
+        lines.append(f"      fallback for {shown}: {FALLBACKS[basis]}")
+    return "\n".join(lines)
 
 
 # -- the end --------------------------------------------------------------------------------------

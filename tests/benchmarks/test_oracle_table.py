@@ -25,6 +25,7 @@ from tvbo.benchmarks import make
 from tvbo.benchmarks import oracle_table as ot
 from tvbo.benchmarks.oracle import REFINE_RTOL, TimeGridOracle
 from tvbo.cli import main
+from tvbo.sim.recorder import COST_ATTRIBUTES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "oracle_baseline.json"
 OPTS = {"horizon": 30.0, "cost": 0.5}
@@ -81,6 +82,9 @@ def test_run_with_table_is_bit_identical(table_path: Path) -> None:
         np.testing.assert_array_equal(shared[name].values, own[name].values, err_msg=name)
         np.testing.assert_array_equal(again[name].values, shared[name].values, err_msg=name)
     assert json.loads(shared.attrs["config_json"])["oracle_table"]["data_sha256"]
+    for ds in (shared, again):  # the runs' own CPU and wall seconds differ from run to run
+        for name in COST_ATTRIBUTES:
+            assert ds.attrs.pop(name) >= 0.0
     assert shared.attrs == again.attrs
 
 

@@ -1,7 +1,10 @@
 """PE-GP-UCB's Intel experiment: one candidate GP prior per previous day (B.8.2, spec D.17).
 
-The ``temperature-sensors`` benchmark builds them from its ``prior_paths`` option and declares
-them as its ``candidate_priors``, which the engine hands to the algorithm
+This module is the data-free maths of one day's prior (:func:`day_prior` from a loaded field);
+reading the prepared days belongs to the Intel loader,
+:func:`tvbo.benchmarks.temperature.intel_priors` (so the arrow points one way: temperature ->
+intel_priors). The ``temperature-sensors`` benchmark builds the priors from its ``prior_paths``
+option and declares them as its ``candidate_priors``, which the engine hands to the algorithm
 (``ProblemInfo.candidate_priors``; algorithm option ``priors: benchmark``). The priors are data --
 one mapping per day with the keys of :class:`tvbo.models.candidate_prior.CandidatePrior` -- so
 the algorithms never read data files and the benchmark never imports an algorithm.
@@ -18,7 +21,6 @@ over ``epsilon_grid``; one step (bin) = the benchmark's ``step_seconds`` virtual
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,37 +74,3 @@ def day_prior(
         "time_unit": float(step_seconds),
         "noise_var": float(noise_var),
     }
-
-
-def intel_priors(
-    paths: Sequence[str | os.PathLike[str]],
-    *,
-    step_seconds: float,
-    noise_var: float = PRIOR_NOISE_VAR,
-    epsilon_grid: Sequence[float] = EPSILON_GRID,
-) -> list[dict[str, Any]]:
-    """One prior mapping per prepared day in ``paths`` (see the module docstring)."""
-    from tvbo.benchmarks.temperature import load_intel_field
-
-    if not paths:
-        raise ValueError("prior_paths is empty: the Intel priors need at least one prepared day")
-    if not (math.isfinite(step_seconds) and step_seconds > 0):
-        raise ValueError(f"intel priors: step_seconds must be > 0, got {step_seconds!r}")
-    if not (math.isfinite(noise_var) and noise_var > 0):
-        raise ValueError(f"intel priors: prior_noise_var must be > 0, got {noise_var!r}")
-    grid = [float(e) for e in epsilon_grid]
-    if not grid or not all(0.0 <= e < 1.0 for e in grid):
-        raise ValueError(f"intel priors: prior_epsilon_grid values must lie in [0, 1), got {grid}")
-    out = []
-    for path in paths:
-        field = load_intel_field(path)
-        out.append(
-            day_prior(
-                field.values,
-                field.coords,
-                step_seconds=step_seconds,
-                noise_var=noise_var,
-                epsilon_grid=grid,
-            )
-        )
-    return out

@@ -36,6 +36,7 @@ import io
 import json
 import os
 import tempfile
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,11 +149,16 @@ def expected_header(benchmark: Benchmark) -> dict[str, Any]:
 def build_oracle_table(benchmark: Benchmark) -> OracleTable:
     """Build ``benchmark``'s grid from scratch (on a fresh oracle: no run's refinements)."""
     fresh = TimeGridOracle(benchmark, benchmark.oracle_grid_step)
+    cpu = time.process_time()
     times, argmax, f_star = fresh.grid()
+    cpu = time.process_time() - cpu
     header = expected_header(benchmark)
     from tvbo.version import __version__
 
     header["tvbo_version"] = __version__
+    # what the build cost (informational, never checked): the campaign-time model's table price
+    # (tvbo.campaign_time, scripts/fit_campaign_time.py)
+    header["build_cpu_seconds"] = float(cpu)
     header["data_sha256"] = _data_sha256(times, f_star, argmax)
     return OracleTable(times=times, f_star=f_star, argmax=argmax, header=header)
 

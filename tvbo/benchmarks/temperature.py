@@ -46,6 +46,7 @@ seconds since the first bin of the selected data; ``raw = -temperature``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -54,6 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tvbo.benchmarks.intel_priors import EPSILON_GRID, PRIOR_NOISE_VAR, day_prior
 from tvbo.benchmarks.realdata import (
     InterpolatedField,
     SensorChoice,
@@ -71,6 +73,7 @@ __all__ = [
     "DEFAULT_INTEL_SENSORS_PATH",
     "SENSORS_OPTIONS",
     "TEMPERATURE_OPTIONS",
+    "intel_priors",
     "load_intel_field",
     "make_temperature",
     "make_temperature_sensors",
@@ -256,8 +259,6 @@ def make_temperature_sensors(**opts: Any) -> SensorChoice:
         **params,
     )
     if opts.get("prior_paths") is not None:  # PE-GP-UCB's previous-day priors (hook, issue 11)
-        from tvbo.benchmarks.intel_priors import EPSILON_GRID, PRIOR_NOISE_VAR, intel_priors
-
         noise = opts.get("prior_noise_var")
         grid = opts.get("prior_epsilon_grid")
         bench.candidate_priors = tuple(
@@ -269,3 +270,36 @@ def make_temperature_sensors(**opts: Any) -> SensorChoice:
             )
         )
     return bench
+
+
+def intel_priors(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    step_seconds: float,
+    noise_var: float = PRIOR_NOISE_VAR,
+    epsilon_grid: Sequence[float] = EPSILON_GRID,
+) -> list[dict[str, Any]]:
+    """One PE-GP-UCB candidate prior per prepared Intel day in ``paths``
+    (:func:`tvbo.benchmarks.intel_priors.day_prior` of each day's field)."""
+    if not paths:
+        raise ValueError("prior_paths is empty: the Intel priors need at least one prepared day")
+    if not (math.isfinite(step_seconds) and step_seconds > 0):
+        raise ValueError(f"intel priors: step_seconds must be > 0, got {step_seconds!r}")
+    if not (math.isfinite(noise_var) and noise_var > 0):
+        raise ValueError(f"intel priors: prior_noise_var must be > 0, got {noise_var!r}")
+    grid = [float(e) for e in epsilon_grid]
+    if not grid or not all(0.0 <= e < 1.0 for e in grid):
+        raise ValueError(f"intel priors: prior_epsilon_grid values must lie in [0, 1), got {grid}")
+    out = []
+    for path in paths:
+        field = load_intel_field(path)
+        out.append(
+            day_prior(
+                field.values,
+                field.coords,
+                step_seconds=step_seconds,
+                noise_var=noise_var,
+                epsilon_grid=grid,
+            )
+        )
+    return out

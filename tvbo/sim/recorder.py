@@ -5,6 +5,7 @@ The layout is the one of :mod:`tvbo.results.schema`; this module is its only wri
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -30,6 +31,16 @@ _EXTRA_ATTRS: dict[str, tuple[str, str]] = {
     "t_recommended": ("s", "virtual time from which the recommendation is current"),
 }
 _SCALARS = ("t_decide", "t_query", "t_sample", "t_available", "t_ingested", "y", "f", "f_star")
+#: global attributes with the run's own cost on the machine that simulated it: CPU seconds (user
+#: + system of the process, :func:`time.process_time`) and wall seconds from the recorder's
+#: creation (the engine's start, benchmark and algorithm built) to the layout of the iteration
+#: Dataset (the simulation and the f* refinement). Machine-dependent, so attributes only: never
+#: data variables, never in the digests of tvbo.testing.preset_grid. The campaign-time model
+#: (tvbo.campaign_time, scripts/fit_campaign_time.py) is fitted from them.
+COST_ATTRIBUTES: dict[str, str] = {
+    "run_cpu_seconds": "process CPU seconds (user + system) of the simulation and its f*",
+    "run_wall_seconds": "wall seconds of the simulation and its f*",
+}
 
 
 class Recorder:
@@ -51,6 +62,8 @@ class Recorder:
         self.extra: list[dict[str, float]] = []
         #: (x, since) of the recommendation current after each iteration, when recorded
         self.recommended: list[tuple[np.ndarray, float]] = []
+        self._cpu_start = time.process_time()
+        self._wall_start = time.perf_counter()
 
     def add(self, *, x: np.ndarray, is_warmup: bool, dataset_size: int,
             compute: Mapping[str, float], state: Mapping[str, float], expert_queries: int = 0,
@@ -126,6 +139,9 @@ class Recorder:
                 ds[name].attrs.update(zip(("units", "long_name"), _EXTRA_ATTRS[name], strict=True))
             elif name.startswith(STATE_PREFIX):
                 ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
+        # the first Dataset of the run's merge: its attributes become the run file's
+        ds.attrs.update(run_cpu_seconds=float(time.process_time() - self._cpu_start),
+                        run_wall_seconds=float(time.perf_counter() - self._wall_start))
         return ds
 
     def fit_dataset(self) -> xr.Dataset:

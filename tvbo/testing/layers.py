@@ -126,6 +126,8 @@ UNITS: dict[str, tuple[str, ...]] = {
         "tvbo.cli",
         "tvbo.api",
         "tvbo.workflow_messages",
+        # the measured campaign-time model behind the start message's estimate
+        "tvbo.campaign_time",
         "tvbo.config_check",
         # plugins: found by the entry points, registered into the algorithm/benchmark registries
         "tvbo.plugins",

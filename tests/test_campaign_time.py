@@ -1,0 +1,170 @@
+"""The measured campaign-time model behind the workflow's start-of-campaign estimate
+(tvbo.campaign_time, tvbo/campaign_time.yaml, scripts/fit_campaign_time.py)."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import tvbo
+from tvbo import campaign_time as ct
+from tvbo.workflow_messages import start_message
+
+REPO = Path(__file__).resolve().parents[1]
+
+MODEL = {
+    "format": ct.FORMAT, "format_version": ct.FORMAT_VERSION,
+    "overheads": {"job_seconds": 1.5, "run_seconds": 0.1, "analysis_seconds": 20.0,
+                  "analysis_seconds_per_run": 0.5},
+    "oracle_tables": {"default_seconds": 40.0, "seconds": {"eggholder": 8.0}},
+    "cells": {"counted:reference-2core": {
+        "gp-ucb": {"eggholder": {"seconds": 10.0, "iterations": 200.0, "compute": 0.02},
+                   "ackley": {"seconds": 30.0, "iterations": 200.0, "compute": 0.06}},
+        "bolt": {"eggholder": {"seconds": 4.0, "iterations": 100.0, "compute": 0.01}},
+    }},
+}
+CONFIG = {"campaign": "c", "benchmarks": ["eggholder"], "algorithms": ["gp-ucb", "bolt"],
+          "seeds": [0, 1, 2], "speeds": [1.0], "horizon": 120, "warmup": 15,
+          "benchmark_options": {"eggholder": {"cost": 0.5}}, "compute": "counted"}
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "model.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_the_packaged_model_is_read_and_prices_the_quickstart() -> None:
+    model = ct.load_model()
+    assert model.cells, "tvbo/campaign_time.yaml holds no sampled cells"
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    bases = set()
+    for benchmark in config["benchmarks"]:
+        for algorithm in config["algorithms"]:
+            price = ct.price_run(model, config, benchmark, algorithm)
+            bases.add(price.basis)
+            # every algorithm of the quickstart is sampled (on this benchmark or others)
+            assert price.basis in ("measured", "algorithm"), (benchmark, algorithm)
+            assert price.seconds > 0
+    assert "measured" in bases
+
+
+def test_a_sampled_cell_is_priced_from_its_own_runs() -> None:
+    model = ct.parse_model(MODEL)
+    price = ct.price_run(model, CONFIG, "eggholder", "gp-ucb")
+    iterations = 15 + (120 - 15 * 0.5) / (0.5 + 0.02)
+    assert price.basis == "measured" and price.iterations == pytest.approx(iterations)
+    assert price.seconds == pytest.approx(10.0 / 200.0 * iterations + 0.1)
+    # twice the speed: less compute per iteration, more iterations, proportionally more CPU
+    fast = ct.price_run(model, CONFIG, "eggholder", "gp-ucb", speed=2.0)
+    assert fast.iterations == pytest.approx(15 + 112.5 / 0.51)
+    assert fast.seconds > price.seconds
+
+
+def test_unknown_algorithm_and_benchmark_get_stated_fallbacks(tmp_path: Path) -> None:
+    model = ct.parse_model(MODEL)
+    other_benchmark = ct.price_run(model, CONFIG, "shekel", "bolt")
+    assert other_benchmark.basis == "algorithm"
+    unknown = ct.price_run(model, CONFIG, "eggholder", "my-plugin-algorithm")
+    assert unknown.basis == "class"
+    # the median seconds per iteration of every sampled cell of the class: 0.05, 0.15, 0.04
+    assert unknown.seconds == pytest.approx(0.05 * unknown.iterations + 0.1)
+    other_class = ct.price_run(model, {**CONFIG, "compute": "measured"}, "eggholder", "bolt")
+    assert other_class.basis == "any"
+    config = {**CONFIG, "algorithms": ["bolt", "my-plugin-algorithm"]}
+    text = start_message(config, cores=2, root=tmp_path, model_path=_write(tmp_path, MODEL))
+    assert "fallback for my-plugin-algorithm/eggholder: " + ct.FALLBACKS["class"] in text
+    assert "fallback for bolt" not in text
+
+
+def test_the_estimate_schedules_jobs_tables_and_analysis_on_the_cores(tmp_path: Path) -> None:
+    model = ct.parse_model(MODEL)
+    config = {**CONFIG, "runs_per_job": 2}
+    est = ct.estimate(model, config, {("eggholder", "gp-ucb", 1.0): 3,
+                                      ("eggholder", "bolt", 1.0): 3}, 2, ["eggholder"])
+    gp = ct.price_run(model, config, "eggholder", "gp-ucb").seconds
+    bolt = ct.price_run(model, config, "eggholder", "bolt").seconds
+    jobs = [1.5 + 2 * gp, 1.5 + gp, 1.5 + 2 * bolt, 1.5 + bolt]
+    assert (est.runs, est.jobs, est.tables) == (6, 4, 1)
+    assert est.cpu == pytest.approx(sum(jobs) + 8.0 + 20.0 + 0.5 * 6)
+    assert est.wall == pytest.approx(ct.lpt_makespan([*jobs, 8.0], 2) + 20.0 + 3.0)
+    # the message counts only missing run files and tables
+    done = tmp_path / "results/c/runs/eggholder/bolt/seed0_speed1.0.nc"
+    done.parent.mkdir(parents=True)
+    done.write_bytes(b"")
+    (tmp_path / "results/c/oracles").mkdir(parents=True)
+    (tmp_path / "results/c/oracles/eggholder.npz").write_bytes(b"")
+    text = start_message(config, cores=2, root=tmp_path, model_path=_write(tmp_path, MODEL))
+    assert "5 of 6 runs to do" in text and "0 f* table(s)" in text
+
+
+def test_lpt_makespan() -> None:
+    assert ct.lpt_makespan([3, 3, 2, 2, 2], 2) == 7
+    assert ct.lpt_makespan([], 4) == 0
+    assert ct.lpt_makespan([5, 1], 1) == 6
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: d.update(format="other"), "format expected"),
+    (lambda d: d["overheads"].pop("job_seconds"), "overheads.job_seconds"),
+    (lambda d: d["cells"]["counted:reference-2core"]["bolt"]["eggholder"].update(seconds=-1),
+     "cells.counted:reference-2core.bolt.eggholder.seconds"),
+    (lambda d: d["oracle_tables"]["seconds"].update(eggholder="slow"),
+     "oracle_tables.eggholder"),
+])
+def test_a_bad_model_file_is_named(tmp_path: Path, edit, message: str) -> None:
+    data = copy.deepcopy(MODEL)
+    edit(data)
+    with pytest.raises(ct.CampaignTimeModelError, match=message):
+        ct.load_model(_write(tmp_path, data))
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ct.CampaignTimeModelError, match="no such file"):
+        ct.load_model(tmp_path / "absent.yaml")
+
+
+def test_compute_class() -> None:
+    assert ct.compute_class({}) == "counted:reference-2core"
+    assert ct.compute_class({"profile": "profiles/botorch-i9-laptop.yaml"}) == (
+        "counted:botorch-i9-laptop")
+    assert ct.compute_class({"compute": "polynomial"}) == "polynomial"
+
+
+def test_run_files_record_their_cost_outside_the_digests() -> None:
+    from tvbo.sim.recorder import COST_ATTRIBUTES
+    from tvbo.testing.preset_grid import digest_dataset
+
+    ds = tvbo.simulate("shekel", "gp-ucb", horizon=10.0, warmup=3, max_iterations=5)
+    for name in COST_ATTRIBUTES:
+        assert ds.attrs[name] >= 0.0
+        assert name not in ds.data_vars and name not in digest_dataset(ds)
+
+
+def test_the_fit_script_refits_cells_from_run_files(tmp_path: Path) -> None:
+    runs = tmp_path / "runs" / "eggholder" / "gp-ucb"
+    runs.mkdir(parents=True)
+    for seed in (0, 1):
+        tvbo.simulate("eggholder", "gp-ucb", seed=seed, horizon=12.0, warmup=3, cost=0.5,
+                      ).to_netcdf(runs / f"seed{seed}_speed1.0.nc")
+    model = _write(tmp_path, MODEL)
+    out = tmp_path / "refit.yaml"
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
+                           "--runs", str(tmp_path / "runs"), "--model", str(model),
+                           "--out", str(out)], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert "runs: 2 sampled" in proc.stdout
+    fitted = ct.load_model(out)
+    cell = fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"]
+    assert cell.runs == 2 and cell.seconds > 0 and cell.iterations > 3
+    assert fitted.cells["counted:reference-2core"]["bolt"] == (
+        ct.parse_model(MODEL).cells["counted:reference-2core"]["bolt"])  # kept
+    bad = subprocess.run([sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
+                          "--runs", str(tmp_path / "absent"), "--model", str(model)],
+                         capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and "no such folder" in bad.stderr

@@ -1,0 +1,299 @@
+"""A measured model of a campaign's time: what the workflow's start-of-campaign ETA says.
+
+The model file (:data:`MODEL_FILE`, YAML, re-fitted from run files by
+``scripts/fit_campaign_time.py``) holds, per *compute class* (the compute model and, for
+``counted``, the hardware profile: ``counted:botorch-i9-laptop``, ``counted:reference-2core``,
+``polynomial``, ``measured``), algorithm and benchmark, what the sampled runs cost: their mean
+CPU seconds (``run_cpu_seconds`` of the run files: the simulation and its f*, see
+:data:`tvbo.sim.recorder.COST_ATTRIBUTES`), their mean number of iterations and the mean virtual
+compute of one post-warm-up iteration, with the horizon, cost and speed they ran at. Besides:
+the CPU seconds of one simulation job outside its runs (interpreter, imports, Snakemake's job,
+writing), of one run outside the recorder's span (metrics, the run file), of building each
+benchmark's shared f*(t) table, and of the analysis after the runs.
+
+One run of a campaign cell is priced as
+
+    seconds = (sampled seconds / sampled iterations) * iterations
+    iterations = min(max_iterations, warmup + (H - warmup * c) / (c + compute / speed))
+
+with ``compute`` the cell's measured virtual compute per iteration, so a change of horizon, cost
+or speed scales the sampled cost by the iterations it changes (linearly: an algorithm whose
+dataset grows costs more per iteration on a longer run than this predicts). A cell the model
+has not seen is priced by a stated fallback (:data:`FALLBACKS`): the algorithm's median over
+the benchmarks it was sampled on, else the compute class's median over every sampled cell, else
+every class's median; each fallback is named in the start message.
+
+The campaign's wall time on ``cores`` cores: the jobs (``runs_per_job`` seeds each, their runs
+plus the job's overhead) and the missing f*(t) tables, scheduled longest first on the cores
+(LPT list scheduling, what Snakemake's greedy scheduler approaches), plus the analysis. All
+durations are CPU seconds of an otherwise idle machine; a busy machine stretches the wall time,
+not the CPU time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+#: the packaged model file
+MODEL_FILE = Path(__file__).with_name("campaign_time.yaml")
+#: format of the model file
+FORMAT = "tvbo-campaign-time"
+FORMAT_VERSION = 1
+#: how a cell absent from the model is priced, in the order tried
+FALLBACKS: dict[str, str] = {
+    "measured": "sampled on this algorithm and benchmark",
+    "algorithm": "benchmark not sampled for this algorithm: its median over sampled benchmarks",
+    "class": "algorithm not sampled: the median of every sampled cell of this compute class",
+    "any": "compute class not sampled: the median of every sampled cell",
+}
+#: default hardware profile of ``counted`` (tvbo.sim.profiles)
+DEFAULT_PROFILE = "reference-2core"
+
+
+class CampaignTimeModelError(ValueError):
+    """A model file that cannot be used (unreadable, another format, missing fields)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What the sampled runs of one (compute class, algorithm, benchmark) cost."""
+
+    seconds: float  # mean CPU seconds of one run (the recorder's span)
+    iterations: float  # mean iterations of those runs
+    compute: float  # mean virtual compute of one post-warm-up iteration (s, at speed 1)
+    runs: int = 1
+
+    @property
+    def seconds_per_iteration(self) -> float:
+        return self.seconds / max(self.iterations, 1.0)
+
+
+@dataclass(frozen=True)
+class Model:
+    """The contents of a model file (see the module docstring)."""
+
+    cells: dict[str, dict[str, dict[str, Cell]]]
+    job_seconds: float
+    run_seconds: float
+    table_seconds: dict[str, float]
+    default_table_seconds: float
+    analysis_seconds: float
+    analysis_seconds_per_run: float
+    source: str = ""
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def _number(value: Any, where: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise CampaignTimeModelError(f"{where}: expected a number, found {value!r}") from None
+    if not (math.isfinite(out) and out >= 0):
+        raise CampaignTimeModelError(f"{where}: expected a finite number >= 0, found {value!r}")
+    return out
+
+
+def parse_model(data: Any, source: str = "campaign-time model") -> Model:
+    """A :class:`Model` from the decoded YAML ``data``; :class:`CampaignTimeModelError` names
+    the first bad field."""
+    if not isinstance(data, Mapping):
+        raise CampaignTimeModelError(f"{source}: expected a mapping, found {type(data).__name__}")
+    if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
+        raise CampaignTimeModelError(
+            f"{source}: format expected {FORMAT!r} version {FORMAT_VERSION}, found "
+            f"{data.get('format')!r} version {data.get('format_version')!r}")
+    cells: dict[str, dict[str, dict[str, Cell]]] = {}
+    for key, algorithms in (data.get("cells") or {}).items():
+        for algorithm, benchmarks in (algorithms or {}).items():
+            for benchmark, row in (benchmarks or {}).items():
+                where = f"{source}: cells.{key}.{algorithm}.{benchmark}"
+                if not isinstance(row, Mapping):
+                    raise CampaignTimeModelError(f"{where}: expected a mapping, found {row!r}")
+                row_of = cells.setdefault(str(key), {}).setdefault(str(algorithm), {})
+                row_of[str(benchmark)] = Cell(
+                    seconds=_number(row.get("seconds"), f"{where}.seconds"),
+                    iterations=_number(row.get("iterations"), f"{where}.iterations"),
+                    compute=_number(row.get("compute", 0.0), f"{where}.compute"),
+                    runs=int(_number(row.get("runs", 1), f"{where}.runs")),
+                )
+    overheads = data.get("overheads") or {}
+    tables = data.get("oracle_tables") or {}
+    return Model(
+        cells=cells,
+        job_seconds=_number(overheads.get("job_seconds"), f"{source}: overheads.job_seconds"),
+        run_seconds=_number(overheads.get("run_seconds"), f"{source}: overheads.run_seconds"),
+        table_seconds={str(k): _number(v, f"{source}: oracle_tables.{k}")
+                       for k, v in (tables.get("seconds") or {}).items()},
+        default_table_seconds=_number(tables.get("default_seconds"),
+                                      f"{source}: oracle_tables.default_seconds"),
+        analysis_seconds=_number(overheads.get("analysis_seconds"),
+                                 f"{source}: overheads.analysis_seconds"),
+        analysis_seconds_per_run=_number(overheads.get("analysis_seconds_per_run"),
+                                         f"{source}: overheads.analysis_seconds_per_run"),
+        source=source,
+        notes=dict(data.get("measured") or {}),
+    )
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str, mtime: float) -> Model:
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise CampaignTimeModelError(f"campaign-time model {path}: unreadable ({err})") from None
+    return parse_model(data, f"campaign-time model {path}")
+
+
+def load_model(path: str | Path | None = None) -> Model:
+    """The model of ``path`` (default: the packaged :data:`MODEL_FILE`)."""
+    path = Path(path) if path is not None else MODEL_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        raise CampaignTimeModelError(f"campaign-time model {path}: no such file") from None
+    return _load_cached(str(path), mtime)
+
+
+# -- the config's cells ---------------------------------------------------------------------------
+def compute_class(config: Mapping[str, Any]) -> str:
+    """``counted:<profile>`` (profile file stem, default :data:`DEFAULT_PROFILE`), or the model
+    name (``polynomial``, ``measured``)."""
+    model = str(config.get("compute") or "counted")
+    if model == "counted":
+        return f"counted:{Path(str(config.get('profile') or DEFAULT_PROFILE)).stem}"
+    return model
+
+
+def cost_and_horizon(config: Mapping[str, Any], benchmark: str) -> tuple[float, float]:
+    """The evaluation cost and horizon of ``benchmark`` under ``config`` (its override, else
+    the cost table's row; 0.1 s and 600 s for a benchmark the tables do not list)."""
+    from tvbo.benchmarks.tables import COST_TABLES
+
+    table = COST_TABLES.get(str(config.get("cost_table") or "metronome"), {})
+    row = dict(table.get(benchmark, {}))
+    override = (config.get("benchmark_options") or {}).get(benchmark) or {}
+    cost = float(override.get("cost", row.get("cost", 0.1)) or 0.0)
+    horizon = float(config.get("horizon") or override.get("horizon") or row.get("horizon")
+                    or 600.0)
+    return cost, horizon
+
+
+def iterations(config: Mapping[str, Any], benchmark: str, compute: float,
+               speed: float = 1.0) -> float:
+    """Expected iterations of one run when an iteration computes ``compute`` virtual seconds
+    at speed 1 (module docstring)."""
+    cost, horizon = cost_and_horizon(config, benchmark)
+    warmup = int(config.get("warmup") or 0)
+    step = cost + compute / max(float(speed), 1e-12)
+    rest = max(horizon - warmup * cost, 0.0)
+    count = warmup + (rest / step if step > 0 else 1e6)
+    cap = config.get("max_iterations")
+    return float(min(count, cap)) if cap else float(count)
+
+
+@dataclass(frozen=True)
+class Price:
+    """The predicted CPU seconds of one run and how the model got them."""
+
+    seconds: float
+    iterations: float
+    basis: str  # a key of FALLBACKS
+
+
+def _median_cell(cells: Iterable[Cell]) -> Cell | None:
+    cells = list(cells)
+    if not cells:
+        return None
+    return Cell(seconds=statistics.median(c.seconds_per_iteration for c in cells),
+                iterations=1.0, compute=statistics.median(c.compute for c in cells),
+                runs=sum(c.runs for c in cells))
+
+
+def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm: str,
+              speed: float = 1.0) -> Price:
+    """CPU seconds of one run of ``algorithm`` on ``benchmark`` (the recorder's span plus the
+    per-run overhead), with the fallback it needed."""
+    key = compute_class(config)
+    by_class = model.cells.get(key, {})
+    cell = by_class.get(algorithm, {}).get(benchmark)
+    basis = "measured"
+    if cell is None:
+        basis, cell = "algorithm", _median_cell(by_class.get(algorithm, {}).values())
+    if cell is None:
+        basis, cell = "class", _median_cell(c for a in by_class.values() for c in a.values())
+    if cell is None:
+        basis, cell = "any", _median_cell(c for k in model.cells.values() for a in k.values()
+                                          for c in a.values())
+    if cell is None:
+        raise CampaignTimeModelError(f"{model.source}: no sampled cells at all")
+    n = iterations(config, benchmark, cell.compute, speed)
+    return Price(seconds=cell.seconds_per_iteration * n + model.run_seconds, iterations=n,
+                 basis=basis)
+
+
+def lpt_makespan(durations: Iterable[float], cores: int) -> float:
+    """Wall time of ``durations`` on ``cores`` workers, longest first (LPT list scheduling)."""
+    loads = [0.0] * max(int(cores), 1)
+    for d in sorted(durations, reverse=True):
+        heapq.heapreplace(loads, loads[0] + d)
+    return max(loads)
+
+
+@dataclass
+class Estimate:
+    """A campaign's predicted time (CPU seconds of an idle machine)."""
+
+    runs: int
+    jobs: int
+    tables: int
+    run_cpu: float  # the runs (recorder span + per-run overhead)
+    job_cpu: float  # the jobs' own overhead
+    table_cpu: float
+    analysis_cpu: float
+    wall: float  # on the cores: LPT of tables and jobs, then the analysis
+    cores: int
+    fallbacks: dict[str, list[str]]  # basis -> "algorithm/benchmark" cells priced by it
+
+    @property
+    def cpu(self) -> float:
+        return self.run_cpu + self.job_cpu + self.table_cpu + self.analysis_cpu
+
+
+def estimate(model: Model, config: Mapping[str, Any], pending: Mapping[tuple[str, str, float],
+             int], cores: int, tables: Iterable[str] = ()) -> Estimate:
+    """The time of ``pending`` runs (``(benchmark, algorithm, speed) -> number of seeds``) and of
+    building the f*(t) tables of ``tables`` (benchmark names) on ``cores`` cores."""
+    per_job = max(int(config.get("runs_per_job") or 1), 1)
+    durations: list[float] = []
+    fallbacks: dict[str, list[str]] = {}
+    run_cpu = job_cpu = 0.0
+    runs = jobs = 0
+    for (benchmark, algorithm, speed), count in pending.items():
+        if count <= 0:
+            continue
+        price = price_run(model, config, benchmark, algorithm, speed)
+        if price.basis != "measured":
+            fallbacks.setdefault(price.basis, []).append(f"{algorithm}/{benchmark}")
+        for start in range(0, count, per_job):
+            n = min(per_job, count - start)
+            durations.append(model.job_seconds + n * price.seconds)
+            run_cpu += n * price.seconds
+            job_cpu += model.job_seconds
+            jobs += 1
+        runs += count
+    tables = sorted(set(tables))
+    table_times = [model.table_seconds.get(b, model.default_table_seconds) for b in tables]
+    analysis = (model.analysis_seconds + model.analysis_seconds_per_run * runs) if runs else 0.0
+    wall = lpt_makespan(durations + table_times, cores) + analysis
+    return Estimate(runs=runs, jobs=jobs, tables=len(tables), run_cpu=run_cpu, job_cpu=job_cpu,
+                    table_cpu=float(sum(table_times)), analysis_cpu=analysis, wall=wall,
+                    cores=max(int(cores), 1), fallbacks=fallbacks)
