@@ -65,7 +65,13 @@ def test_bad_parallel_config_fails_before_any_job(tmp_path: Path, edit, fragment
 
 def test_figures_and_table_from_merged_runs(tmp_path: Path) -> None:
     from tvbo import simulate
-    from tvbo.analysis.parallel_whatif import run_table, summary, write_parallel_whatif
+    from tvbo.analysis.parallel_whatif import (
+        recorded_recommendation,
+        regret_vs_k,
+        run_table,
+        summary,
+        write_parallel_whatif,
+    )
     from tvbo.results.campaign import merge_runs
     from tvbo.results.io import write_run
 
@@ -90,6 +96,12 @@ def test_figures_and_table_from_merged_runs(tmp_path: Path) -> None:
         "time_integrated_regret_current"].to_numpy()
     assert row["mean"].item() == pytest.approx(values.mean())
     assert row["se"].item() == pytest.approx(values.std(ddof=1) / np.sqrt(2))
+    # the title says which recommendation "current" is (the runs recorded `latest`)
+    assert recorded_recommendation(campaign) == "latest"
+    title = regret_vs_k(runs, "time_integrated_regret_current",
+                        recommendation="latest").get_suptitle()
+    assert "current recommendation (the latest completed query)" in title
+    assert "latest" not in regret_vs_k(runs, "time_integrated_regret_current").get_suptitle()
     written = write_parallel_whatif(campaign, tmp_path / "out")
     assert [p.name for p in written] == ["parallel_average_regret_vs_k.png",
                                          "parallel_time_integrated_regret_vs_k.png",

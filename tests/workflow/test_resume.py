@@ -13,7 +13,7 @@ interrupted -- SIGKILL (a crash, an OOM kill, a lost node) or SIGINT (Ctrl-C). T
   (a job killed after it wrote its output but before Snakemake recorded it), leaves every other
   finished run file untouched (same inode and mtime), and completes the campaign.
 
-The documented recovery (README, "Resuming an interrupted campaign") is a re-run with
+The documented recovery (docs/how-to/slurm.md, "Resuming an interrupted campaign") is a re-run with
 ``--rerun-incomplete``, preceded by ``snakemake --unlock`` after a SIGKILL, which leaves
 Snakemake's lock behind. Even after SIGINT, which releases the lock, the re-run needs
 ``--rerun-incomplete``: a job interrupted between writing its output and Snakemake recording it

@@ -25,6 +25,7 @@ Metrics (how k evaluators are compared fairly with one):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,12 @@ FIGURE_FILES: dict[str, str] = {
     "time_integrated": "parallel_time_integrated_regret_vs_k.png",
 }
 DATA_FILE = "parallel_whatif_summary.csv"
+#: what "the current recommendation" is, per engine option ``recommendation`` (said in the title:
+#: a reader cannot tell the latest completed query from the posterior-mean maximiser otherwise)
+RECOMMENDATIONS: dict[str, str] = {
+    "latest": "the latest completed query",
+    "posterior-mean": "the held point of highest posterior mean",
+}
 
 
 def run_table(campaign: xr.Dataset) -> pd.DataFrame:
@@ -104,10 +111,13 @@ def summary(runs: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFr
 
 
 def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGGREGATE,
-                labels: dict[str, str] | None = None) -> Figure:
+                labels: dict[str, str] | None = None,
+                recommendation: str | None = None) -> Figure:
     """One panel per (benchmark, speed); k on a log2 axis; colour = algorithm; dashed = overlap.
 
     ``labels``: algorithm key -> display name (default: the keys' display names).
+    ``recommendation``: the runs' recommendation rule, named in the title of the
+    current-recommendation metric (:func:`recorded_recommendation`).
     """
     if metric not in runs:
         raise ValueError(f"metric {metric!r} is not in the runs; valid: "
@@ -159,8 +169,25 @@ def regret_vs_k(runs: pd.DataFrame, metric: str, *, aggregate: str = DEFAULT_AGG
                 Line2D([], [], color="grey", linestyle="--", label="overlap")]
     fig.legend(handles=handles, loc="outside right upper", frameon=False)
     seeds = table["n"].to_numpy(dtype=int)
-    fig.suptitle(f"{METRICS[metric]}\n" + band_label(aggregate, seeds), fontsize="medium")
+    title = METRICS[metric]
+    if metric == "time_integrated_regret_current" and recommendation in RECOMMENDATIONS:
+        title += f" ({RECOMMENDATIONS[recommendation]})"
+    fig.suptitle(f"{title}\n" + band_label(aggregate, seeds), fontsize="medium")
     return fig
+
+
+def recorded_recommendation(campaign: xr.Dataset) -> str | None:
+    """The ``recommendation`` rule every run recorded in its engine options, or None when the
+    runs recorded none or disagree (the title then leaves the rule unnamed)."""
+    texts = (campaign["attr_config_json"].values.ravel() if "attr_config_json" in campaign
+             else [campaign.attrs.get("config_json")])
+    rules = set()
+    for text in texts:
+        if isinstance(text, str) and text:
+            engine = json.loads(text).get("engine")
+            rules.add(engine.get("recommendation") if isinstance(engine, dict) else None)
+    rules.discard(None)
+    return rules.pop() if len(rules) == 1 else None
 
 
 def _display_names(algorithms: list[str]) -> dict[str, str]:
@@ -195,11 +222,13 @@ def write_parallel_whatif(campaign: xr.Dataset, outdir: str | Path, *,
                    else "time_integrated_regret")
     options = options or FigureOptions()
     names = campaign_names(campaign)
+    recommendation = recorded_recommendation(campaign)
     written = []
     with options.context():
         for key, metric in (("average_regret", "average_regret"),
                             ("time_integrated", time_metric)):
-            fig = regret_vs_k(runs, metric, aggregate=aggregate, labels=names)
+            fig = regret_vs_k(runs, metric, aggregate=aggregate, labels=names,
+                              recommendation=recommendation)
             written.append(options.save(fig, outdir, Path(FIGURE_FILES[key]).stem))
     data = outdir / DATA_FILE
     summary(runs, aggregate).to_csv(data, index=False)

@@ -46,7 +46,7 @@ class SyntheticBenchmark(Benchmark):
         if self._lo.shape != (self.d + 1,):
             raise TypeError(f"{type(self).__name__}: bounds must have d + 1 = {self.d + 1} entries")
         #: the range [lo, hi] every spatial coordinate sweeps; None: the published box. A
-        #: reading option (Griewank: the papers' row matches a small box, see the README)
+        #: reading option (Griewank: the papers' row fits a small box; docs/investigations.md)
         self.spatial_range: tuple[float, float] | None = None
         if spatial_range is not None:
             lo_s, hi_s = check_time_range(spatial_range, self.name, "spatial_range")
