@@ -115,7 +115,7 @@ class TemporalKernel:
 
     # -- k_T ---------------------------------------------------------------------------------
     def __call__(self, lag: np.ndarray) -> np.ndarray:
-        """``k_T(|lag|)``; usable directly as the ``k_T`` of :mod:`tvbo.models.nstar`."""
+        """``k_T(|lag|)``; usable directly as the ``k_T`` of :mod:`tvbo.algorithms.bolt.nstar`."""
         r = np.abs(np.asarray(lag, dtype=float)) / self.lengthscale
         if self.name in SPACE_KERNELS:
             return correlation(self.name, r)
@@ -425,7 +425,7 @@ def beta_metronome(T: float, settings: BoundSettings) -> float:
 
 def squared_norms(k_T: Callable[[np.ndarray], np.ndarray], R: ResponseTime,
                   n_values: Sequence[int] | np.ndarray) -> np.ndarray:
-    """``||u_n||^2`` for every ``n`` of ``n_values`` (see :mod:`tvbo.models.nstar`)."""
+    """``||u_n||^2`` for every ``n`` of ``n_values`` (see :mod:`tvbo.algorithms.bolt.nstar`)."""
     return np.array([squared_norm_u(k_T, R, int(n)) for n in np.asarray(n_values).ravel()])
 
 

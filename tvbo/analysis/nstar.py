@@ -1,4 +1,4 @@
-"""Recommendation 1 of BOLT, n*, for the theory analyses: see :mod:`tvbo.models.nstar`.
+"""Recommendation 1 of BOLT, n*, for the theory analyses: see :mod:`tvbo.algorithms.bolt.nstar`.
 
 The computation lives in the model layer, where BOLT's dataset policy uses it (algorithms never
 import analysis); this module keeps the analyses' import path.
