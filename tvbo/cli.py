@@ -366,7 +366,8 @@ def cmd_run_many(args: argparse.Namespace) -> int:
     except BaseException:
         # all or nothing: a failed job leaves none of its files (Snakemake reruns the whole
         # group); a kill -9 cannot clean up, but each file is written atomically, so what is
-        # left is complete, and `snakemake --rerun-incomplete` reruns the job (docs/how-to/slurm.md, "Resuming")
+        # left is complete, and `snakemake --rerun-incomplete` reruns the job
+        # (docs/how-to/slurm.md, "Resuming")
         for path in written:
             path.unlink(missing_ok=True)
         raise

@@ -48,7 +48,7 @@ __all__ = [
     "estimate_run",
 ]
 
-#: the refusal threshold of one run's estimated peak memory (documented in docs/how-to/check-config.md)
+#: the refusal threshold of one run's estimated peak memory (docs/how-to/check-config.md)
 MEMORY_LIMIT = 4 * 2**30
 #: interpreter + numpy/scipy/xarray/simpy + tvbo's modules (measured peak RSS of a tiny run)
 BASE_BYTES = 170 * 2**20

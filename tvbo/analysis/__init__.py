@@ -2,7 +2,8 @@
 
 Figures live in :mod:`tvbo.analysis.figures` (imported on demand: matplotlib is slow to load
 and not needed for metrics or tables). The names below load on first access, so that importing
-one analysis module (e.g. ``tvbo.analysis.nstar``, a re-export of :mod:`tvbo.algorithms.bolt.nstar`) does not
+one analysis module (e.g. ``tvbo.analysis.nstar``, a re-export of
+:mod:`tvbo.algorithms.bolt.nstar`) does not
 import the pandas-based table code.
 """
 

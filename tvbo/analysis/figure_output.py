@@ -14,7 +14,8 @@ are read when each artist is created, so wrapping creation *and* saving in
 drawing function. Figure sizes in inches are multiplied by :func:`size_scale` (slides are
 larger, and their fonts larger still, so a projected figure stays legible from the back).
 
-The defaults (``png``, 150 dpi, ``paper``) keep the file names the workflow and docs/how-to/figures.md use.
+The defaults (``png``, 150 dpi, ``paper``) keep the file names the workflow and
+docs/how-to/figures.md use.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ the acquisition part ``kind="abo"`` (:class:`ABOAcquisition`) and the preset ``a
 look-ahead UCB over space and time and its beta (ABO's ``kappa_i``, registered rule ``abo``)
 are in :mod:`tvbo.algorithms.abo.lookahead`; the joint ``(x, t)`` posterior with gradients in x AND
 t is the exact GP's :meth:`~tvbo.gp.exact.ExactGP.predict_space_time`
-(:func:`tvbo.gp.exact.joint_posterior`). Nothing here computes a posterior, a UCB or a beta, or counts work.
+(:func:`tvbo.gp.exact.joint_posterior`). Nothing here computes a posterior, a UCB or a beta,
+or counts work.
 """
 
 from __future__ import annotations

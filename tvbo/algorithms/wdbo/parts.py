@@ -5,9 +5,9 @@ Two parts, registered with :func:`~tvbo.algorithms.components.register_component
 * removal rule ``w2`` -- the W-DBO relevance of every held observation (the normalised,
   integrated 2-Wasserstein distance between the GP posteriors with and without it, over the
   future ``S x [t_now, inf)``; spec_baselines.md §7.2-7.4), computed by
-  :func:`tvbo.algorithms.wdbo.relevance.relevance` in one O(n^3) pass. BOLT's Recommendation 2 uses the same
-  criterion (spec_bolt.md §4), so the rule is shared by the presets ``w-dbo``, ``bolt`` and
-  ``bolt-icml``.
+  :func:`tvbo.algorithms.wdbo.relevance.relevance` in one O(n^3) pass. BOLT's Recommendation 2
+  uses the same criterion (spec_bolt.md §4), so the rule is shared by the presets ``w-dbo``,
+  ``bolt`` and ``bolt-icml``.
 * dataset policy ``wdbo-budget`` -- W-DBO's Algorithm 1 (spec_baselines.md §7.5): a removal
   budget that grows by ``(1 + alpha)`` per temporal lengthscale of elapsed time and is spent
   multiplicatively, ``b <- b / (1 + R_i)``, on the least relevant observations.
