@@ -1,9 +1,9 @@
 """tvbo's W-DBO relevance (tvbo/algorithms/wdbo/relevance.py) against the public C++ criterion.
 
 ``wdbo_criterion.wasserstein_criterion`` (wdbo-criterion 2.2.1, the code ``wdbo-algo`` calls in
-``clean``) and :func:`tvbo.algorithms.wdbo.relevance.relevance` on the same data,
-hyperparameters and present time, spatial Matérn-5/2 (as both W-DBO codes use), time in the
-library's unit (over 600 s, as ``w-dbo-paper``; the normalised criterion does not depend on the unit).
+``clean``) and :func:`tvbo.algorithms.wdbo.relevance.relevance` on the same data, hyperparameters
+and present time, spatial Matérn-5/2 (as both W-DBO codes use), time in the library's unit (over
+600 s, as ``w-dbo-paper``; the normalised criterion does not depend on the unit).
 
 * Matérn-3/2 time (every synthetic benchmark) and Matérn-5/2: equal to 1e-6 relative wherever
   the relevance is not lost in cancellation (values below 1e-6 of the largest are differences

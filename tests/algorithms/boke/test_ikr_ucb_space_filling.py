@@ -1,7 +1,7 @@
-"""Why BOKE loses to random search on sphere6 (issue 22 item 5; docs/investigations.md,
-"BOKE beside the floor rows"): with a large beta, IKR-UCB's bonus sqrt(beta) W^(-1/2) grows
-like exp(d(x, X)^2 / 4h^2) away from the data and swamps the mean, so in 6-D the acquisition is a max-min-distance space
-filler whose maximiser lies on a face of the box; with beta = 0 it exploits the mean."""
+"""Why BOKE loses to random search on sphere6 (issue 22 item 5; docs/investigations.md, "BOKE beside
+the floor rows"): with a large beta, IKR-UCB's bonus sqrt(beta) W^(-1/2) grows like exp(d(x, X)^2
+/ 4h^2) away from the data and swamps the mean, so in 6-D the acquisition is a max-min-distance
+space filler whose maximiser lies on a face of the box; with beta = 0 it exploits the mean."""
 
 from __future__ import annotations
 
