@@ -6,12 +6,19 @@
 import time
 
 #: the reproduction spec (not a workflow config: tvbo/analysis/reproduction/spec.py), relative to
-#: the repository's root (config key reproduction_spec); source_path: found in the workflow's own
-#: source, so a snakedeploy-ed module finds it too (workflow.basedir is the deploying folder's)
+#: the repository's root (config key reproduction_spec). In a clone it is read in place, because the
+#: spec names other files beside it (campaign configs, the overlay) that Snakemake's source cache
+#: does not copy; in a snakedeploy-ed module (no clone: workflow.basedir is then the deploying
+#: folder's) it is found through workflow.source_path.
+_SPEC_IN_CLONE = Path(workflow.basedir).parent / config["reproduction_spec"]
 REPRODUCTION_SPEC = (
     config["reproduction_spec"]
     if Path(config["reproduction_spec"]).is_absolute()
-    else str(workflow.source_path(f"../../{config['reproduction_spec']}"))
+    else (
+        str(_SPEC_IN_CLONE)
+        if _SPEC_IN_CLONE.is_file()
+        else str(workflow.source_path(f"../../{config['reproduction_spec']}"))
+    )
 )
 #: the committed record of the last full regeneration (command, commit, wall time, machine) beside
 #: the spec (<spec>_provenance.yaml), printed in the report's header as given so that the report's
