@@ -6,7 +6,7 @@
         --campaign-cpu 2194 --config config/bolt_paper.yaml
 
 ``--runs``: every run file below the folders (``tvbo run`` / the workflow's files) that records
-its cost (``run_cpu_seconds``, tvbo.sim.recorder.COST_ATTRIBUTES; older files do not and are
+its cost (``run_cpu_seconds``, tvbo.results.schema.COST_ATTRIBUTES; older files do not and are
 skipped, counted in the output) gives one sample of its cell (compute class, algorithm,
 benchmark): CPU seconds, iterations and mean virtual compute per post-warm-up iteration. A
 cell's entry is the mean over its samples and REPLACES the model's entry for that cell; cells

@@ -137,7 +137,7 @@ def test_compute_class() -> None:
 
 
 def test_run_files_record_their_cost_outside_the_digests() -> None:
-    from tvbo.sim.recorder import COST_ATTRIBUTES
+    from tvbo.results.schema import COST_ATTRIBUTES
     from tvbo.testing.preset_grid import digest_dataset
 
     ds = tvbo.simulate("shekel", "gp-ucb", horizon=10.0, warmup=3, max_iterations=5)

@@ -16,7 +16,7 @@ import xarray as xr
 
 from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake, validate_config
 from tvbo.cli import main
-from tvbo.sim.recorder import COST_ATTRIBUTES
+from tvbo.results.schema import COST_ATTRIBUTES
 
 REPO = Path(__file__).resolve().parents[1]
 #: a short run with fits, removals and an oracle table (hartmann3 gets one in the workflow)

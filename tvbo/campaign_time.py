@@ -5,7 +5,7 @@ The model file (:data:`MODEL_FILE`, YAML, re-fitted from run files by
 ``counted``, the hardware profile: ``counted:botorch-i9-laptop``, ``counted:reference-2core``,
 ``polynomial``, ``measured``), algorithm and benchmark, what the sampled runs cost: their mean
 CPU seconds (``run_cpu_seconds`` of the run files: the simulation and its f*, see
-:data:`tvbo.sim.recorder.COST_ATTRIBUTES`), their mean number of iterations and the mean virtual
+:data:`tvbo.results.schema.COST_ATTRIBUTES`), their mean number of iterations and the mean virtual
 compute of one post-warm-up iteration, with the horizon, cost and speed they ran at. Besides:
 the CPU seconds of one simulation job outside its runs (interpreter, imports, Snakemake's job,
 writing), of one run outside the recorder's span (metrics, the run file), of building each

@@ -25,7 +25,7 @@ from tvbo.benchmarks import make
 from tvbo.benchmarks import oracle_table as ot
 from tvbo.benchmarks.oracle import REFINE_RTOL, TimeGridOracle
 from tvbo.cli import main
-from tvbo.sim.recorder import COST_ATTRIBUTES
+from tvbo.results.schema import COST_ATTRIBUTES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "oracle_baseline.json"
 OPTS = {"horizon": 30.0, "cost": 0.5}

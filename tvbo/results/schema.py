@@ -109,3 +109,13 @@ STATE_PREFIX = "state_"
 ATTRIBUTE_PREFIX = "attr_"
 #: int8 per-run variable of a campaign: 1 where the grid cell holds a run, 0 for a placeholder
 PRESENT_VARIABLE = "run_present"
+#: global attributes with a run's own cost on the machine that simulated it (CPU seconds, user +
+#: system of the process, and wall seconds of the simulation and its f*). Machine-dependent, so
+#: attributes of the run file only: never data variables, never in the digests, and dropped when
+#: runs are merged, so that a campaign file comes back byte-identical from the same runs made
+#: again. The campaign-time model (tvbo.campaign_time, scripts/fit_campaign_time.py) reads them
+#: from the run files.
+COST_ATTRIBUTES: dict[str, str] = {
+    "run_cpu_seconds": "process CPU seconds (user + system) of the simulation and its f*",
+    "run_wall_seconds": "wall seconds of the simulation and its f*",
+}

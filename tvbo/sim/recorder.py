@@ -31,16 +31,6 @@ _EXTRA_ATTRS: dict[str, tuple[str, str]] = {
     "t_recommended": ("s", "virtual time from which the recommendation is current"),
 }
 _SCALARS = ("t_decide", "t_query", "t_sample", "t_available", "t_ingested", "y", "f", "f_star")
-#: global attributes with the run's own cost on the machine that simulated it: CPU seconds (user
-#: + system of the process, :func:`time.process_time`) and wall seconds from the recorder's
-#: creation (the engine's start, benchmark and algorithm built) to the layout of the iteration
-#: Dataset (the simulation and the f* refinement). Machine-dependent, so attributes only: never
-#: data variables, never in the digests of tvbo.testing.preset_grid. The campaign-time model
-#: (tvbo.campaign_time, scripts/fit_campaign_time.py) is fitted from them.
-COST_ATTRIBUTES: dict[str, str] = {
-    "run_cpu_seconds": "process CPU seconds (user + system) of the simulation and its f*",
-    "run_wall_seconds": "wall seconds of the simulation and its f*",
-}
 
 
 class Recorder:
@@ -140,6 +130,7 @@ class Recorder:
             elif name.startswith(STATE_PREFIX):
                 ds[name].attrs.update(long_name=f"algorithm state '{name[len(STATE_PREFIX):]}'")
         # the first Dataset of the run's merge: its attributes become the run file's
+        # the run's own cost on this machine: attributes only (tvbo.results.schema.COST_ATTRIBUTES)
         ds.attrs.update(run_cpu_seconds=float(time.process_time() - self._cpu_start),
                         run_wall_seconds=float(time.perf_counter() - self._wall_start))
         return ds
