@@ -161,11 +161,12 @@ def check_run_file(ds, directory: Path, label: str) -> None:
 def _declares_compute_free(name: str) -> bool:
     """Whether algorithm ``name`` is a class declaring ``compute_free = True`` (read from the
     class, without building it: some algorithms need options to build)."""
-    from tvbo import algorithms, registry
+    from tvbo import registry
+    from tvbo.algorithms import factory
 
     item = registry.entry("algorithms", name)
     factory = registry.resolve(item) if item is not None and item.kind == "class" else (
-        algorithms._CUSTOM.get(name))
+        factory._CUSTOM.get(name))
     return isinstance(factory, type) and bool(getattr(factory, "compute_free", False))
 
 
