@@ -127,9 +127,9 @@ _entry_points_loaded = False
 
 
 def _base(section: str) -> type:
-    # lazy: start-up cost (tests/test_startup.py): the base classes import numpy, and
-    # `tvbo list` loads the plugins without checking any
     if section == "algorithms":
+        # lazy: start-up cost (tests/test_startup.py): the base classes import numpy, and
+        # `tvbo list` loads the plugins without checking any
         from tvbo.algorithms.base import Algorithm
 
         return Algorithm
