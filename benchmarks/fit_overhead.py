@@ -3,7 +3,7 @@
 Measures thread CPU time (less disturbed than wall time on a busy machine), min over
 ``--repeats`` rounds (each the mean over many calls):
 
-* ``lml_and_grad`` of :class:`tvbo.gp.fit.LMLObjective` at n = 10, 20, 40, 80, 160
+* ``lml_and_grad`` of :class:`tvbo.gp.lml.LMLObjective` at n = 10, 20, 40, 80, 160
   (``SeparableKernel()``, random X in [0, 1]^2, sorted T in [0, 600] s);
 * one whole ``gpytorch-adam`` fit (150 Adam steps, the W-DBO public code's recipe) and one
   whole ``lbfgs`` fit (tvbo's own, cold start) at n = 30.
@@ -28,8 +28,9 @@ import time
 import numpy as np
 
 from tvbo.gp.exact import ExactGP
-from tvbo.gp.fit import LMLObjective, fit_hyperparameters
+from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import Correlation, Hyperparameters, SeparableKernel
+from tvbo.gp.lml import LMLObjective
 
 START = Hyperparameters(1.0, 0.3, 50.0, 0.01)
 

@@ -41,8 +41,9 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tvbo.gp.exact import ExactGP  # noqa: E402
-from tvbo.gp.fit import LMLObjective, fit_hyperparameters  # noqa: E402
+from tvbo.gp.fit import fit_hyperparameters  # noqa: E402
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel  # noqa: E402
+from tvbo.gp.lml import LMLObjective  # noqa: E402
 
 TRUTH = Hyperparameters(
     signal_var=1.0, lengthscale_space=0.3, lengthscale_time=80.0, noise_var=0.02

@@ -24,7 +24,7 @@ import pytest  # noqa: E402
 
 #: module -> registries a test may fill in-process (a plugin loaded by `cli.main(["--plugin", ..])`)
 _REGISTRIES = {
-    "tvbo.algorithms": ("_CUSTOM",),
+    "tvbo.algorithms.factory": ("_CUSTOM",),
     "tvbo.benchmarks": ("_REGISTRY",),
     "tvbo.plugins": ("_LOADED", "_MODULES", "_entry_points_loaded"),
 }

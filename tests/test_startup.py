@@ -151,13 +151,18 @@ def test_listing_and_help_import_nothing_heavy(argv, tmp_path) -> None:
     # tvbo.resources: the run-size guard the run options' check calls (standard library only);
     # tvbo.algorithms, tvbo.benchmarks: the package roots, names from the static catalogue (they
     # import no algorithm or benchmark module until make(); standard library and registry only);
+    # tvbo.algorithms.factory, .labels: the functions tvbo.algorithms exposes (names, make) and
+    # the label keys make() drops (standard library and registry only);
+    # tvbo.benchmarks.tables: the cost tables the synthetic factories read (literals only);
     # tvbo.plugins: finds installed plugins (standard library only; none installed here);
     # tvbo.outputs: the output-path checks of the error boundary (standard library only);
     # tvbo.analysis(.figure_output): the figure commands' --format/--dpi/--style flags (the
     # package's lazy root and a module that imports matplotlib only when a figure is saved)
     assert set(tvbo) <= {"tvbo.cli", "tvbo.registry", "tvbo.version", "tvbo.runspec",
                          "tvbo.blas_kernel", "tvbo._lazy", "tvbo.plugins", "tvbo.outputs",
-                         "tvbo.resources", "tvbo.algorithms", "tvbo.benchmarks", "tvbo.analysis",
+                         "tvbo.resources", "tvbo.algorithms", "tvbo.algorithms.factory",
+                         "tvbo.algorithms.labels", "tvbo.benchmarks", "tvbo.benchmarks.tables",
+                         "tvbo.analysis",
                          "tvbo.analysis.figure_output", "tvbo._catalogue"}
 
 

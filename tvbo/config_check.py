@@ -68,7 +68,7 @@ from tvbo import plugins, runspec
 from tvbo.algorithms import has_expert
 from tvbo.algorithms import make as make_algorithm
 from tvbo.algorithms import names as algorithm_names
-from tvbo.algorithms.display import split_label_options
+from tvbo.algorithms.labels import split_label_options
 from tvbo.benchmarks import make as make_benchmark
 from tvbo.benchmarks import names as benchmark_names
 from tvbo.runspec import SEED_LIMIT  # the run file's int64 seed (re-exported for the tests)

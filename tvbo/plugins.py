@@ -61,6 +61,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tvbo import algorithms, benchmarks, registry
+from tvbo.algorithms import factory
+
 __all__ = [
     "ENTRY_POINT_GROUPS",
     "MODULE_ATTRIBUTES",
@@ -125,21 +128,20 @@ _entry_points_loaded = False
 
 def _base(section: str) -> type:
     if section == "algorithms":
+        # lazy: start-up cost (tests/test_startup.py): the base classes import numpy, and
+        # `tvbo list` loads the plugins without checking any
         from tvbo.algorithms.base import Algorithm
 
         return Algorithm
-    from tvbo.benchmarks.base import Benchmark
+    from tvbo.benchmarks.base import Benchmark  # lazy: start-up cost, as above
 
     return Benchmark
 
 
 def _builtin(section: str, name: str) -> bool:
     """Whether ``name`` is a built-in name of ``section`` (the static catalogue)."""
-    from tvbo import registry
-
     if section == "benchmarks":
-        from tvbo.benchmarks import normalise_name
-
+        normalise_name = benchmarks.normalise_name
         key = normalise_name(name)
         return any(normalise_name(e.name) == key for e in registry.BENCHMARKS)
     return registry.entry("algorithms", name) is not None
@@ -186,15 +188,14 @@ def _add(plugin: Plugin) -> None:
         table[plugin.name] = plugin
         # into tvbo's run-time registries: make() and names() then know the plugin's names
         if plugin.section == "algorithms":
-            from tvbo import algorithms
+            # lazy: start-up cost (tests/test_startup.py does not let `tvbo list` load the
+            # display table; only a plugin algorithm needs it)
             from tvbo.algorithms.display import ALGORITHM_INFO, register_display
 
             algorithms.register(plugin.name, plugin.build)
             if plugin.name not in ALGORITHM_INFO:
                 register_display(plugin.name, plugin.display)
         else:
-            from tvbo import benchmarks
-
             benchmarks.register(plugin.name, plugin.build)
 
 
@@ -291,11 +292,9 @@ def record(algorithm_name: str) -> dict[str, str] | None:
 def _reset_for_tests() -> Callable[[], None]:
     """Forget every loaded plugin (tests); returns a function that restores the state."""
     global _entry_points_loaded
-    from tvbo import algorithms, benchmarks
-
     saved = ({s: dict(t) for s, t in _LOADED.items()}, list(_MODULES), _entry_points_loaded)
     for name in _LOADED["algorithms"]:
-        algorithms._CUSTOM.pop(name, None)
+        factory._CUSTOM.pop(name, None)
     for name in _LOADED["benchmarks"]:
         benchmarks._REGISTRY.pop(benchmarks.normalise_name(name), None)
         benchmarks._DISPLAY.pop(benchmarks.normalise_name(name), None)
@@ -306,10 +305,8 @@ def _reset_for_tests() -> Callable[[], None]:
 
     def restore() -> None:
         global _entry_points_loaded
-        from tvbo import algorithms, benchmarks
-
         for name in _LOADED["algorithms"]:
-            algorithms._CUSTOM.pop(name, None)
+            factory._CUSTOM.pop(name, None)
         for name in _LOADED["benchmarks"]:
             key = benchmarks.normalise_name(name)
             benchmarks._REGISTRY.pop(key, None)
@@ -318,7 +315,7 @@ def _reset_for_tests() -> Callable[[], None]:
             _LOADED[section].clear()
             _LOADED[section].update(table)
         for plugin in saved[0]["algorithms"].values():
-            algorithms._CUSTOM[plugin.name] = plugin.build
+            factory._CUSTOM[plugin.name] = plugin.build
         for plugin in saved[0]["benchmarks"].values():
             key = benchmarks.normalise_name(plugin.name)
             benchmarks._REGISTRY[key], benchmarks._DISPLAY[key] = plugin.build, plugin.name

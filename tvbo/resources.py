@@ -39,6 +39,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tvbo import registry
+
 __all__ = [
     "BASE_BYTES",
     "MEMORY_LIMIT",
@@ -103,8 +105,6 @@ def cores() -> int:
 def _dimension(benchmark: Any) -> int:
     if not isinstance(benchmark, str):
         return int(getattr(benchmark, "d", DEFAULT_DIMENSION))
-    from tvbo import registry
-
     entry = registry.entry("benchmarks", benchmark)
     d = getattr(entry, "dimension", None) if entry is not None else None
     return int(d) if isinstance(d, int) else DEFAULT_DIMENSION

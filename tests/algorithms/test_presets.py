@@ -96,7 +96,7 @@ def _configs():
 def test_every_algorithm_options_entry_of_the_configs_still_routes():
     """The composed presets' entries of config/*.yaml and .test/*.yaml are valid and unambiguous
     (entries of algorithms implemented as classes are checked by their own tests)."""
-    from tvbo.algorithms.display import split_label_options
+    from tvbo.algorithms.labels import split_label_options
     from tvbo.algorithms.presets import PRESETS
 
     algorithms.load_all()

@@ -17,12 +17,8 @@ import xarray as xr
 
 from tvbo import cli
 from tvbo.algorithms import display_name, make
-from tvbo.algorithms.display import (
-    ALGORITHM_INFO,
-    algorithm_labels,
-    register_display,
-    split_label_options,
-)
+from tvbo.algorithms.display import ALGORITHM_INFO, algorithm_labels, register_display
+from tvbo.algorithms.labels import split_label_options
 from tvbo.analysis.compare import write_comparison
 from tvbo.analysis.context import campaign_labels, parse_label_overrides, with_label_overrides
 from tvbo.analysis.figures import CampaignStyle

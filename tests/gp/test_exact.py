@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal
 
-from tvbo.gp.exact import JITTER_START, ExactGP, JitterError, cholesky_with_jitter
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.gp.linalg import JITTER_START, JitterError, cholesky_with_jitter
 from tvbo.work import WorkCounter
 
 HP = Hyperparameters(signal_var=1.3, lengthscale_space=0.35, lengthscale_time=60.0, noise_var=0.02)

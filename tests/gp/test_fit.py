@@ -7,12 +7,9 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from tvbo.gp.exact import ExactGP
-from tvbo.gp.fit import (
-    fit_hyperparameters,
-    log_marginal_likelihood_and_grad,
-    parameter_names,
-)
+from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import CORRELATIONS, HyperparameterBounds, Hyperparameters, SeparableKernel
+from tvbo.gp.lml import log_marginal_likelihood_and_grad, parameter_names
 from tvbo.work import WorkCounter
 
 
@@ -242,7 +239,7 @@ def _dense_log_posterior(kern, hp, gp, priors) -> float:
 
 
 def test_prior_adds_the_log_normal_density_and_its_exact_gradient() -> None:
-    from tvbo.gp.fit import LMLObjective, LogNormalPrior
+    from tvbo.gp.lml import LMLObjective, LogNormalPrior
 
     kern, gp = _prior_data()
     priors = {"lengthscale_time": (300.0, 0.7), "noise_var": (np.exp(-4.0), 1.0)}
@@ -260,7 +257,7 @@ def test_prior_adds_the_log_normal_density_and_its_exact_gradient() -> None:
 
 
 def test_map_fit_is_a_stationary_point_of_the_dense_log_posterior() -> None:
-    from tvbo.gp.fit import LogNormalPrior
+    from tvbo.gp.lml import LogNormalPrior
 
     kern, gp = _prior_data()
     priors = {"lengthscale_time": (500.0, 0.5), "lengthscale_space": (0.3, 1.0)}
@@ -279,7 +276,7 @@ def test_map_fit_is_a_stationary_point_of_the_dense_log_posterior() -> None:
 
 
 def test_a_sharp_prior_pins_its_hyperparameter_and_the_empty_prior_is_ml() -> None:
-    from tvbo.gp.fit import LogNormalPrior
+    from tvbo.gp.lml import LogNormalPrior
 
     _, gp = _prior_data()
     res = fit_hyperparameters(gp, prior=LogNormalPrior.from_mapping({"noise_var": (0.2, 1e-3)}))
@@ -301,7 +298,7 @@ def test_a_sharp_prior_pins_its_hyperparameter_and_the_empty_prior_is_ml() -> No
     ],
 )
 def test_bad_priors_are_rejected(mapping, match) -> None:
-    from tvbo.gp.fit import LogNormalPrior
+    from tvbo.gp.lml import LogNormalPrior
 
     with pytest.raises(ValueError, match=match):
         LogNormalPrior.from_mapping(mapping)

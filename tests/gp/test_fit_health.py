@@ -20,13 +20,9 @@ from tvbo.analysis.fit_health import (
     write_fit_health,
 )
 from tvbo.gp.exact import ExactGP
-from tvbo.gp.fit import (
-    LogNormalPrior,
-    at_bounds,
-    fit_hyperparameters,
-    log_marginal_likelihood_and_grad,
-)
+from tvbo.gp.fit import at_bounds, fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel
+from tvbo.gp.lml import LogNormalPrior, log_marginal_likelihood_and_grad
 from tvbo.results.campaign import merge_runs
 from tvbo.results.io import write_run
 from tvbo.sim.recorder import Recorder

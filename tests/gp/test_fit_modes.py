@@ -286,7 +286,7 @@ def test_unknown_mode_and_options_are_errors_listing_valid_choices():
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['step'\]; valid: .*'steps'"):
         fit_hyperparameters(_gp(X, T, y), mode="gpytorch-adam", mode_options={"step": 3})
     with pytest.raises(ValueError, match="bounds, prior apply to mode 'lbfgs' only"):
-        from tvbo.gp.fit import LogNormalPrior
+        from tvbo.gp.lml import LogNormalPrior
 
         fit_hyperparameters(_gp(X, T, y), HyperparameterBounds(noise_var=(1e-3, 1.0)),
                             mode="botorch-map", prior=LogNormalPrior())

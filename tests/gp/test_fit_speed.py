@@ -15,12 +15,12 @@ import math
 import numpy as np
 import pytest
 
-from tvbo.gp.fit import LMLObjective
 from tvbo.gp.kernels import (
     CORRELATIONS,
     SeparableKernel,
     correlation,
 )
+from tvbo.gp.lml import LMLObjective
 from tvbo.work import WorkCounter
 
 _S3, _S5 = math.sqrt(3.0), math.sqrt(5.0)

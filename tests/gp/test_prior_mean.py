@@ -12,8 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from tvbo.gp.exact import ExactGP, flops_trisolve
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters
+from tvbo.gp.linalg import flops_trisolve
 from tvbo.models.candidate_prior import CandidatePrior, PriorKernel
 from tvbo.models.protocol import HasHyperparameters, HasPriorMean, Model
 from tvbo.work import WorkCounter

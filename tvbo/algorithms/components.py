@@ -39,9 +39,10 @@ import numpy as np
 from tvbo.acquisition import AcquisitionOptimizer, make_beta, ucb
 from tvbo.algorithms.base import ProblemInfo, Query
 from tvbo.gp.exact import ExactGP, Prediction
-from tvbo.gp.fit import FitResult, LogNormalPrior, fit_hyperparameters
+from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel, correlation
+from tvbo.gp.lml import FitResult, LogNormalPrior
 from tvbo.work import WorkCounter
 
 
@@ -242,7 +243,7 @@ class GPSurrogate(Surrogate):
     Two regularisers for small datasets, both off by default (plain ML, every fit with n >= 2):
 
     * ``prior``: weak log-normal priors, ``{name: (median, log_sd)}`` in natural units, turning
-      the fit into MAP-II (:class:`tvbo.gp.fit.LogNormalPrior`). The median of
+      the fit into MAP-II (:class:`tvbo.gp.lml.LogNormalPrior`). The median of
       ``lengthscale_time`` may be ``"elapsed"``: the virtual time elapsed since the FIRST
       observation ever appended (not the span of the held data, which shrinks when a policy
       removes old points and would feed back into more removals), floored at the lower bound.

@@ -27,7 +27,8 @@ presets added later are labelled without further code. Any other unknown name is
 
 Config entries (``algorithm_options``) may carry two keys that only affect the label and are
 removed before the algorithm is built (:func:`split_label_options`): ``label`` (the whole label,
-verbatim) and ``variant`` (one of :data:`VARIANTS`, or null for no suffix).
+verbatim) and ``variant`` (one of :data:`tvbo.algorithms.labels.VARIANTS`, or null for no
+suffix).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvbo import _catalogue
+from tvbo.algorithms.factory import make
+from tvbo.algorithms.labels import check_variant, split_label_options
 
-#: the variants a label can show
-VARIANTS: tuple[str, ...] = ("paper", "paper-ml", "robust")
 #: how each variant appears in a label, "W-DBO (paper, ML fit)"
 VARIANT_LABELS: dict[str, str] = {
     "paper": "paper", "paper-ml": "paper, ML fit", "robust": "robust",
@@ -53,8 +54,6 @@ VARIANT_MEANINGS: dict[str, str] = {
     "converged L-BFGS-B maximum likelihood instead of its implementation's fit",
     "robust": "tvbo's version with documented safeguards",
 }
-#: config keys that only name the algorithm (never passed to the algorithm)
-LABEL_KEYS: tuple[str, ...] = ("label", "variant")
 #: name suffixes that mark a faithful preset without metadata of its own
 PAPER_SUFFIXES: tuple[str, ...] = ("-reference", "-paper")
 
@@ -118,15 +117,6 @@ def reference_caption(keys: Iterable[str],
             + "; ".join(parts) + ".")
 
 
-def check_variant(variant: Any, where: str = "variant") -> str | None:
-    """``variant`` if it is one of :data:`VARIANTS` or None; a ValueError lists them otherwise."""
-    if variant is None or variant in VARIANTS:
-        return variant
-    raise ValueError(
-        f"{where}: unknown variant {variant!r}; valid variants: {', '.join(VARIANTS)} (or null)"
-    )
-
-
 def register_display(
     name: str,
     display: str,
@@ -159,17 +149,6 @@ def algorithm_info(name: str) -> AlgorithmInfo | None:
             base = ALGORITHM_INFO[stem]
             return AlgorithmInfo(base.display, "paper", {}, base.robust_note)
     return None
-
-
-def split_label_options(options: Mapping[str, Any] | None) -> tuple[dict, dict]:
-    """``(algorithm options, label options)``: ``label``/``variant`` taken out (variant checked)."""
-    options = dict(options or {})
-    labels = {key: options.pop(key) for key in LABEL_KEYS if key in options}
-    if "variant" in labels:
-        check_variant(labels["variant"])
-    if "label" in labels and not (isinstance(labels["label"], str) and labels["label"].strip()):
-        raise ValueError(f"label must be a non-empty string, got {labels['label']!r}")
-    return options, labels
 
 
 def _lookup(options: Mapping[str, Any], path: str) -> Any:
@@ -220,8 +199,6 @@ def variant_of(info: AlgorithmInfo, resolved: Mapping[str, Any]) -> str | None:
 
 def resolved_options(key: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The options ``make(key, **options)`` resolves to (the algorithm is built, not run)."""
-    from tvbo.algorithms import make  # lazy: the registry imports every algorithm module
-
     return dict(make(key, **dict(options or {})).options())
 
 

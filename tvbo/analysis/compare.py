@@ -41,6 +41,8 @@ import seaborn as sns
 import xarray as xr
 from matplotlib.figure import Figure
 
+from tvbo.algorithms.display import variant_meanings, variant_notes
+from tvbo.analysis.context import campaign_labels, recorded_algorithm_options
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.metrics import OVERALL_LABEL, normalised_regret
 from tvbo.analysis.published import (
@@ -50,6 +52,7 @@ from tvbo.analysis.published import (
     paper_for_cost_table,
     paper_table,
 )
+from tvbo.analysis.settings_caveat import campaign_caveat
 from tvbo.analysis.tables import (
     METRIC_NAMES,
     NORMALISED_DEFINITION,
@@ -321,8 +324,6 @@ def add_companions(table: pd.DataFrame, companions: Mapping[str, pd.DataFrame]) 
 
 def caption(table: pd.DataFrame) -> str:
     """What the comparison shows and how to read it (one paragraph)."""
-    from tvbo.algorithms.display import variant_meanings
-
     paper = PAPERS[table.attrs.get("paper", "")] if table.attrs.get("paper") in PAPERS else None
     source = f"{paper.citation}, {paper.table}" if paper else "the paper"
     caveat = table.attrs.get("settings_caveat") or ""
@@ -492,8 +493,6 @@ def _settings_caveat(campaign: xr.Dataset, table: pd.DataFrame, paper: str) -> s
     """The one-line "settings differ: ..." warning (or ""), stored in ``table.attrs`` for the
     captions and printed on stderr so the job's log and the terminal carry it too
     (:mod:`tvbo.analysis.settings_caveat`)."""
-    from tvbo.analysis.settings_caveat import campaign_caveat
-
     shared = [b for b in pd.unique(table["benchmark"]) if b != OVERALL_LABEL]
     caveat = campaign_caveat(campaign, paper, shared)
     table.attrs["settings_caveat"] = caveat
@@ -531,9 +530,6 @@ def write_comparison(
     ``label``/``variant``); the table gains a ``label`` column, tvbo's time-integrated regret
     and query count (:data:`COMPANIONS`) and the caption says which variant each label is.
     """
-    from tvbo.algorithms.display import variant_notes
-    from tvbo.analysis.context import campaign_labels, recorded_algorithm_options
-
     if paper not in PAPER_CHOICES:
         raise ValueError(f"unknown paper {paper!r}; valid choices: {', '.join(PAPER_CHOICES)}")
     chosen = resolve_paper(campaign, paper)

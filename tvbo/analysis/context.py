@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.algorithms import names
+from tvbo.algorithms.display import algorithm_labels, check_variant
 from tvbo.results.campaign import runs_table
 from tvbo.results.schema import ATTRIBUTE_PREFIX
 
@@ -35,8 +37,6 @@ def parse_label_overrides(text: str | Mapping[str, Any] | None) -> dict[str, dic
     A plain string value is a label (``{"w-dbo": "W-DBO, ours"}``). Unknown keys inside an
     entry and unknown variants are errors naming them.
     """
-    from tvbo.algorithms.display import check_variant
-
     if text is None or text == "":
         return {}
     if isinstance(text, str):
@@ -143,9 +143,6 @@ def campaign_labels(
     ``w-dbo@k4+overlap`` -> ``w-dbo``, :func:`tvbo.sim.parallel.parse_label`); the result is
     then keyed by those algorithms, each labelled from the first of its keys with a record.
     """
-    from tvbo.algorithms import names
-    from tvbo.algorithms.display import algorithm_labels
-
     name_of = plain or str
     campaign_keys = [str(a) for a in campaign["algorithm"].values]
     keys = list(dict.fromkeys(name_of(k) for k in campaign_keys))

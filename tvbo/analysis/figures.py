@@ -38,6 +38,7 @@ from matplotlib.lines import Line2D
 
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.aggregate import DEFAULT_AGGREGATE, band_label, summarise_columns
+from tvbo.analysis.context import campaign_labels
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.metrics import running_time_average
 from tvbo.results.schema import ATTRIBUTE_PREFIX, COMPUTE_PREFIX, PRESENT_VARIABLE, RUN_KEYS
@@ -91,8 +92,6 @@ class CampaignStyle:
     """
 
     def __init__(self, campaign: xr.Dataset) -> None:
-        from tvbo.analysis.context import campaign_labels
-
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
         #: legend names: display name + variant (``W-DBO (robust)``), see campaign_labels
         self.names = campaign_labels(campaign)

@@ -38,7 +38,7 @@ from matplotlib.figure import Figure
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import TIME_LABEL, CampaignStyle, _panels
-from tvbo.results.campaign import decode_categories
+from tvbo.results.campaign import decode_categories, read_campaign
 from tvbo.results.schema import (
     ATTRIBUTE_PREFIX,
     FIT_DIMENSION,
@@ -583,8 +583,6 @@ def write_fit_health(
 
 def load_and_write(path: str | Path, outdir: str | Path, **options: object) -> list[Path]:
     """Read a campaign file and :func:`write_fit_health` it (the CLI's entry point)."""
-    from tvbo.results.campaign import read_campaign
-
     return write_fit_health(read_campaign(path), outdir, **options)
 
 

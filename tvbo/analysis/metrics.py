@@ -191,7 +191,7 @@ def normalised_regret(
     normalised["se"] = data["se"] / safe_width if "se" in data.columns else np.nan
     normalised["n"] = data["n"] if "n" in data.columns else 1
 
-    # imported here: aggregate loads scipy.stats (1.3 s measured on the 2-core box), and
+    # lazy: aggregate loads scipy.stats (1.3 s measured on the 2-core box), and
     # `tvbo run` imports this module (api) but never summarises (tests/test_startup.py)
     from tvbo.analysis.aggregate import summarise_groups
 

@@ -35,13 +35,14 @@ import xarray as xr
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from tvbo.algorithms.display import benchmark_display_name
+from tvbo.algorithms.display import algorithm_labels, benchmark_display_name
 from tvbo.analysis.aggregate import (
     DEFAULT_AGGREGATE,
     band_label,
     check_aggregate,
     summarise_groups,
 )
+from tvbo.analysis.context import campaign_labels
 from tvbo.analysis.figure_output import FigureOptions, scaled
 from tvbo.analysis.figures import choose_log_scale, colour_palette
 from tvbo.results.labels import parse_label
@@ -192,8 +193,6 @@ def recorded_recommendation(campaign: xr.Dataset) -> str | None:
 
 def _display_names(algorithms: list[str]) -> dict[str, str]:
     """Display names of plain algorithm keys (the one lookup, tvbo.algorithms.display)."""
-    from tvbo.algorithms.display import algorithm_labels
-
     return algorithm_labels(algorithms)
 
 
@@ -202,8 +201,6 @@ def campaign_names(campaign: xr.Dataset) -> dict[str, str]:
     every table and figure uses, on the plain keys): the campaign's keys carry the setting
     (``w-dbo@k4+overlap``), the label is that of the plain key, its variant read from any of
     its runs' recorded options."""
-    from tvbo.analysis.context import campaign_labels
-
     return campaign_labels(campaign, plain=lambda key: parse_label(key)[0])
 
 

@@ -36,6 +36,7 @@ from tvbo.analysis.published import check_paper
 from tvbo.benchmarks.tables import COST_TABLES
 from tvbo.results.campaign import run_configs
 from tvbo.results.schema import PRESENT_VARIABLE
+from tvbo.sim.profiles import DEFAULT_PROFILE
 
 #: runs per published table (BOLT [A], [B] and W-DBO all average 10 runs)
 PAPER_SEEDS = 10
@@ -120,8 +121,6 @@ def campaign_settings(campaign: xr.Dataset, benchmarks: Iterable[str] | None = N
 
 def config_settings(config: Mapping[str, Any], benchmarks: Iterable[str] | None = None) -> Settings:
     """The settings a workflow configuration (config/*.yaml, defaults filled) will run with."""
-    from tvbo.sim.profiles import DEFAULT_PROFILE
-
     table = str(config.get("cost_table") or "metronome")
     options = config.get("benchmark_options") or {}
     names = [str(b) for b in (benchmarks if benchmarks is not None else config["benchmarks"])]

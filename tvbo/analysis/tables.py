@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.algorithms.display import variant_meanings, variant_notes
 from tvbo.analysis.aggregate import (
     BAND_NAMES,
     CENTRE_NAMES,
@@ -42,6 +43,12 @@ from tvbo.analysis.best_cells import (
     check_ci,
     separated_best,
     separated_best_intervals,
+)
+from tvbo.analysis.context import (
+    campaign_labels,
+    campaign_setting,
+    recorded_algorithm_options,
+    setting_text,
 )
 from tvbo.analysis.metrics import EXPERIMENT_KEYS, OVERALL_LABEL, normalised_regret
 from tvbo.results.campaign import run_variables, runs_table
@@ -569,9 +576,6 @@ def table_caption(
     ``labels`` maps algorithm keys to the column names (each named with its key, so a reader
     can find the config entry); ``setting`` is :func:`tvbo.analysis.context.campaign_setting`.
     """
-    from tvbo.algorithms.display import variant_meanings
-    from tvbo.analysis.context import setting_text
-
     metrics = _metrics_of(table)
     defined = [METRIC_DEFINITIONS.get(m, m) for m in metrics]
     text = (
@@ -708,13 +712,6 @@ def campaign_summary(
     :func:`tvbo.analysis.context.campaign_labels`. The attrs ``labels`` (key -> column name),
     ``variant_notes`` and ``setting`` feed the writers and the caption.
     """
-    from tvbo.algorithms.display import variant_notes
-    from tvbo.analysis.context import (
-        campaign_labels,
-        campaign_setting,
-        recorded_algorithm_options,
-    )
-
     table = summary_tables(campaign, metrics, aggregate=aggregate)
     names = campaign_labels(campaign, labels)
     keys = list(pd.unique(table["algorithm"]))

@@ -40,6 +40,7 @@ from matplotlib.lines import Line2D
 
 from tvbo.algorithms.display import benchmark_display_name
 from tvbo.analysis.aggregate import band_label, summarise_groups
+from tvbo.analysis.context import campaign_labels
 from tvbo.analysis.figure_output import FigureOptions
 from tvbo.analysis.figures import _panels, _zero_based, colour_palette
 from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
@@ -196,8 +197,6 @@ class _Colours:
     """One colour per algorithm, in the campaign's order (the same palette as figures.py)."""
 
     def __init__(self, campaign: xr.Dataset) -> None:
-        from tvbo.analysis.context import campaign_labels
-
         self.algorithms = [str(a) for a in campaign["algorithm"].values]
         palette = colour_palette(len(self.algorithms))
         self.of = dict(zip(self.algorithms, palette, strict=False))

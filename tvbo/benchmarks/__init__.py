@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvbo import registry
 from tvbo._lazy import lazy_exports
+from tvbo.benchmarks.tables import DEFAULT_COST_TABLE, resolve_parameters
 
 if TYPE_CHECKING:  # pragma: no cover - loaded lazily at run time
     from tvbo.benchmarks.base import Benchmark
@@ -147,6 +148,7 @@ def _factory(item: registry.Entry) -> Factory:
     if item.kind == "synthetic":
         return _synthetic_factory(obj)
     if item.kind == "static":
+        # lazy: start-up cost (tests/test_startup.py): the benchmark modules import numpy
         from tvbo.benchmarks.static import static_factory
 
         return static_factory(obj)
@@ -158,6 +160,7 @@ def load_all() -> None:
     that the catalogue does not list yet (so a newly added function works before its line)."""
     for item in registry.BENCHMARKS:
         importlib.import_module(item.module)
+    # lazy: start-up cost (tests/test_startup.py): the benchmark modules import numpy
     from tvbo.benchmarks.static import STATIC, static_factory
     from tvbo.benchmarks.synthetic import SYNTHETIC
     from tvbo.benchmarks.wdbo_functions import WDBO_SYNTHETIC
@@ -184,6 +187,7 @@ def make(name: str, **opts: Any) -> Benchmark:
         load_all()
     if key not in _REGISTRY:
         raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(names())}")
+    # lazy: start-up cost (tests/test_startup.py): the noise protocols import numpy
     from tvbo.benchmarks.noise import (
         DEFAULT_NOISE_PROTOCOL,
         apply_noise_protocol,
@@ -198,8 +202,6 @@ def make(name: str, **opts: Any) -> Benchmark:
 
 
 def _synthetic_factory(cls: type[SyntheticBenchmark]) -> Factory:
-    from tvbo.benchmarks.tables import DEFAULT_COST_TABLE, resolve_parameters
-
     def build(**opts: Any) -> Benchmark:
         unknown = sorted(set(opts) - set(SYNTHETIC_OPTIONS))
         if unknown:

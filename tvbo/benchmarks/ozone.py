@@ -68,6 +68,7 @@ from tvbo.benchmarks.realdata import (
     resolve_path,
 )
 from tvbo.benchmarks.tables import DEFAULT_COST_TABLE
+from tvbo.data.download import sha256_file
 
 __all__ = [
     "DEFAULT_NOISE_PPB2",
@@ -131,8 +132,6 @@ def fill_missing(values: np.ndarray) -> tuple[np.ndarray, int]:
 
 def load_ozone_field(path: str | os.PathLike[str], units: str = "ppb") -> SensorField:
     """The prepared ozone field at ``path`` as a :class:`SensorField` in ``units`` per day."""
-    from tvbo.data.download import sha256_file
-
     if units not in UNITS:
         raise ValueError(f"unknown units {units!r}; valid units: {', '.join(UNITS)}")
     ds = open_prepared(path, _missing_file_message(path), "ozone field", "prepare-ozone")

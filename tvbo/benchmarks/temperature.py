@@ -67,6 +67,7 @@ from tvbo.benchmarks.realdata import (
     resolve_path,
 )
 from tvbo.benchmarks.tables import DEFAULT_COST_TABLE, resolve_parameters, table_entry
+from tvbo.data.download import sha256_file
 
 __all__ = [
     "DEFAULT_INTEL_PATH",
@@ -136,8 +137,6 @@ def load_intel_field(
 
     The selected times must be equally spaced (consecutive days of one bin width).
     """
-    from tvbo.data.download import sha256_file
-
     ds = open_prepared(path, _missing_file_message(path), "Intel temperature field",
                        "prepare-intel")
     needed = ("temperature", "time", "x", "y", "x_m", "y_m", "mote_id")

@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.data.download import sha256_file
+
 __all__ = [
     "DEFAULT_TEMPERATURE_RANGE",
     "DROP_REASONS",
@@ -386,8 +388,6 @@ def prepare_intel_file(
     **options,
 ) -> xr.Dataset:
     """Parse ``data_path``, prepare with ``options`` (see :func:`prepare_intel`), write ``out``."""
-    from tvbo.data.download import sha256_file
-
     readings, dropped = parse_intel(data_path)
     if dropped["lines"] == 0:
         raise ValueError(

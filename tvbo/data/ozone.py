@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.data.download import sha256_file
 from tvbo.data.intel import write_netcdf
 
 __all__ = [
@@ -372,8 +373,6 @@ def prepare_ozone_files(
     **options,
 ) -> xr.Dataset:
     """Read the EPA files ``paths`` (one per year), prepare with ``options``, write ``out``."""
-    from tvbo.data.download import sha256_file
-
     if not paths:
         raise ValueError("no EPA daily files given")
     frame = pd.concat([read_epa_daily(p) for p in paths], ignore_index=True)

@@ -1,13 +1,7 @@
 """Gaussian-process core: separable kernels, exact GP with O(n^2) updates, hyperparameter fits."""
 
-from tvbo.gp.exact import ExactGP, JitterError, Prediction
-from tvbo.gp.fit import (
-    FitResult,
-    LMLObjective,
-    fit_hyperparameters,
-    log_marginal_likelihood_and_grad,
-    parameter_names,
-)
+from tvbo.gp.exact import ExactGP, Prediction
+from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import (
     CORRELATIONS,
     Correlation,
@@ -16,6 +10,8 @@ from tvbo.gp.kernels import (
     SeparableKernel,
     correlation,
 )
+from tvbo.gp.linalg import JitterError
+from tvbo.gp.lml import FitResult, LMLObjective, log_marginal_likelihood_and_grad, parameter_names
 
 __all__ = [
     "CORRELATIONS",

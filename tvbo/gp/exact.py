@@ -32,8 +32,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-from tvbo.gp.linalg import (  # names other modules import from here, too
-    JITTER_START,
+from tvbo.gp.linalg import (
     PIVOT_RTOL,
     JitterError,
     cho_inverse,
@@ -49,13 +48,8 @@ from tvbo.gp.linalg import (  # names other modules import from here, too
 from tvbo.work import WorkCounter
 
 __all__ = [
-    "JITTER_START",
     "ExactGP",
-    "JitterError",
     "Prediction",
-    "cholesky_with_jitter",
-    "flops_matmul",
-    "flops_trisolve",
     "joint_posterior",
 ]
 

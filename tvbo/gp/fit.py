@@ -26,25 +26,19 @@ from scipy.optimize import minimize
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters
-from tvbo.gp.lml import (  # the objective's names, importable from here as before
+from tvbo.gp.lml import (
     HYPERPARAMETERS,
     FitResult,
     LMLObjective,
     LogNormalPrior,
-    log_marginal_likelihood_and_grad,
     parameter_names,
 )
 
 __all__ = [
     "AT_BOUND_TOLERANCE",
     "DEFAULT_MODE",
-    "FitResult",
-    "LMLObjective",
-    "LogNormalPrior",
     "at_bounds",
     "fit_hyperparameters",
-    "log_marginal_likelihood_and_grad",
-    "parameter_names",
 ]
 
 #: L-BFGS-B stopping rules. The LML is O(n) nats; a relative change of 1e-7 or a projected

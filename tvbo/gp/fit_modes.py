@@ -56,21 +56,19 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from tvbo.gp.adam import ADAM_BETAS, ADAM_EPS, adam_minimize
-from tvbo.gp.exact import ExactGP, JitterError
+from tvbo.gp.adam import adam_minimize
+from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters
+from tvbo.gp.linalg import JitterError
 from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
 
 __all__ = [
-    "ADAM_BETAS",
-    "ADAM_EPS",
     "FIT_MODES",
     "Constraint",
     "FitMode",
     "GammaPrior",
     "ParameterSpec",
     "RawObjective",
-    "adam_minimize",
     "fit_mode_names",
     "resolve_fit_mode",
     "softplus",

@@ -19,6 +19,11 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import nnls
 
+from tvbo.acquisition import AcquisitionOptimizer, ucb
+from tvbo.algorithms import ProblemInfo, make
+from tvbo.gp.exact import ExactGP
+from tvbo.gp.fit import fit_hyperparameters
+from tvbo.gp.kernels import Hyperparameters, SeparableKernel
 from tvbo.sim.profiles import HardwareProfile
 from tvbo.sim.threads import blas_threads
 from tvbo.work import WORK_KINDS, WorkCounter
@@ -44,11 +49,6 @@ def _measure(op: Callable[[], None], work: WorkCounter, repeats: int) -> tuple[f
 def measurements(sizes: Sequence[int] = (32, 64, 128, 256), repeats: int = 3, d: int = 3,
                  seed: int = 0) -> list[tuple[str, int, float, dict]]:
     """Time the hot routines: ``[(operation, n, seconds, counts), ...]``."""
-    from tvbo.acquisition import AcquisitionOptimizer, ucb
-    from tvbo.gp.exact import ExactGP
-    from tvbo.gp.fit import fit_hyperparameters
-    from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-
     rng = np.random.default_rng(seed)
     rows = []
     for n in sizes:
@@ -172,8 +172,6 @@ def iteration_counts(
 
 def _one_iteration_counts(n: int, algorithm: str, d: int, seed: int) -> dict[str, float]:
     """Work counts of one iteration at size ``n`` on the dataset drawn with ``seed``."""
-    from tvbo.algorithms import ProblemInfo, make
-
     rng = np.random.default_rng(seed)
     alg = make(algorithm)
     work = WorkCounter()

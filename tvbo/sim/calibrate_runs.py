@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from tvbo.results.validate import open_netcdf
+
 #: phases charged on the ``ingest`` call (fitted against the dataset size after it); every
 #: other phase is charged on ``propose``
 INGEST_PHASES: tuple[str, ...] = ("update", "clean")
@@ -70,8 +72,6 @@ def run_paths(items: Sequence[str | os.PathLike]) -> list[Path]:
 
 def _samples(path: Path) -> tuple[dict[str, Any], dict[str, tuple[list, list]]]:
     """One measured run: (its identity, {phase: (sizes, seconds)})."""
-    from tvbo.results.validate import open_netcdf
-
     with open_netcdf(path, "run") as ds:
         attrs = dict(ds.attrs)
         model = json.loads(attrs.get("compute_model_json", "{}"))

@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from numbers import Real
 
+from tvbo.sim.calibrate_runs import OUTER_PHASE, load_response_model, replay_seconds
 from tvbo.sim.profiles import HardwareProfile, load_profile
 
 COMPUTE_MODELS: tuple[str, ...] = ("counted", "measured", "polynomial")
@@ -159,8 +160,6 @@ class ResponseTimeModel(PolynomialModel):
     """
 
     def __init__(self, path: str, speed: float = 1.0) -> None:
-        from tvbo.sim.calibrate_runs import load_response_model
-
         ComputeModel.__init__(self, speed)
         self.path = str(path)
         self.model = load_response_model(path)
@@ -169,13 +168,9 @@ class ResponseTimeModel(PolynomialModel):
 
     def response_compute(self, n: int) -> float:
         """Compute part of one iteration's R(n): every phase's R_p(n)."""
-        from tvbo.sim.calibrate_runs import replay_seconds
-
         return sum(replay_seconds(self.phases, call, n) for call in ("propose", "ingest"))
 
     def phase_seconds(self, phase, counts, cpu_seconds, dataset_size, *, call, warmup):
-        from tvbo.sim.calibrate_runs import OUTER_PHASE, replay_seconds
-
         if call not in OUTER_PHASE or phase != OUTER_PHASE[call]:
             return 0.0
         return replay_seconds(self.phases, call, dataset_size)

@@ -40,6 +40,14 @@ from typing import Any
 
 import numpy as np
 
+from tvbo import algorithms, benchmarks, registry
+from tvbo.algorithms import factory as algorithm_factory
+from tvbo.api import simulate
+from tvbo.gp.exact import ExactGP
+from tvbo.gp.kernels import CORRELATIONS, Hyperparameters, SeparableKernel
+from tvbo.models import Model
+from tvbo.results.io import write_run
+from tvbo.results.validate import load_runs
 from tvbo.testing import preset_grid
 
 __all__ = [
@@ -84,8 +92,6 @@ TOLERANCE = 1e-10
 def _simulate(algorithm: Any, seed: int, benchmark: str = ALGORITHM_BENCHMARK,
               **overrides: Any):
     """One run on the grid's short settings (``algorithm``: a name or an instance)."""
-    from tvbo.api import simulate
-
     settings = {**preset_grid.BENCHMARKS[benchmark], **overrides}
     max_iterations = settings.pop("max_iterations", preset_grid.MAX_ITERATIONS)
     with warnings.catch_warnings():
@@ -102,10 +108,8 @@ def algorithm_run(name: str, seed: int = 0, benchmark: str = ALGORITHM_BENCHMARK
 
 def check_proposals(name: str) -> None:
     """Every query has the problem's dimension, is finite and lies in [0, 1]^d."""
-    from tvbo.benchmarks import make
-
     ds = algorithm_run(name)
-    d = make(ALGORITHM_BENCHMARK, **preset_grid.BENCHMARKS[ALGORITHM_BENCHMARK]).d
+    d = benchmarks.make(ALGORITHM_BENCHMARK, **preset_grid.BENCHMARKS[ALGORITHM_BENCHMARK]).d
     x = ds["x"].squeeze([k for k in ("benchmark", "algorithm", "seed", "speed")
                          if k in ds["x"].dims])
     assert x.dims == ("iteration", "dim"), f"{name}: x has dims {x.dims}"
@@ -121,9 +125,7 @@ def check_proposals(name: str) -> None:
 def check_discrete_proposals(name: str) -> None:
     """On a discrete problem every query is one of ``ProblemInfo.candidates``: the benchmark
     defines f only there (between candidates it merely interpolates)."""
-    from tvbo.benchmarks import make
-
-    bench = make(DISCRETE_BENCHMARK, **preset_grid.BENCHMARKS[DISCRETE_BENCHMARK])
+    bench = benchmarks.make(DISCRETE_BENCHMARK, **preset_grid.BENCHMARKS[DISCRETE_BENCHMARK])
     C = np.asarray(bench.candidates, float)
     ds = algorithm_run(name, 0, DISCRETE_BENCHMARK)
     X = np.asarray(ds["x"].values, float).reshape(-1, bench.d)
@@ -148,9 +150,6 @@ def check_determinism(name: str) -> None:
 def check_run_file(ds, directory: Path, label: str) -> None:
     """Written, read back and validated by :func:`tvbo.results.validate.load_runs`; the data
     variables survive the file unchanged."""
-    from tvbo.results.io import write_run
-    from tvbo.results.validate import load_runs
-
     path = write_run(ds, Path(directory) / f"{label.replace('/', '_')}.nc")
     (back,) = load_runs([path])
     before, after = preset_grid.digest_dataset(ds), preset_grid.digest_dataset(back)
@@ -161,11 +160,9 @@ def check_run_file(ds, directory: Path, label: str) -> None:
 def _declares_compute_free(name: str) -> bool:
     """Whether algorithm ``name`` is a class declaring ``compute_free = True`` (read from the
     class, without building it: some algorithms need options to build)."""
-    from tvbo import algorithms, registry
-
     item = registry.entry("algorithms", name)
     factory = registry.resolve(item) if item is not None and item.kind == "class" else (
-        algorithms._CUSTOM.get(name))
+        algorithm_factory._CUSTOM.get(name))
     return isinstance(factory, type) and bool(getattr(factory, "compute_free", False))
 
 
@@ -195,14 +192,12 @@ def _canonical(value: Any) -> Any:
 def check_options_round_trip(name: str) -> None:
     """The options recorded in the run file rebuild the algorithm: ``make(name, **options)``
     gives the same options and, with the same seed, the same run."""
-    from tvbo.algorithms import make
-
     ds = algorithm_run(name)
     recorded = json.loads(ds.attrs["config_json"])["algorithm"]["options"]
-    assert recorded == _canonical(make(name).options()), (
+    assert recorded == _canonical(algorithms.make(name).options()), (
         f"{name}: the run file's options differ from make({name!r}).options()")
     try:
-        rebuilt = make(name, **recorded)
+        rebuilt = algorithms.make(name, **recorded)
     except (TypeError, ValueError) as err:
         raise AssertionError(f"{name}: its recorded options do not rebuild it: {err}") from None
     assert _canonical(rebuilt.options()) == recorded, (
@@ -218,15 +213,11 @@ def check_options_round_trip(name: str) -> None:
 
 def make_benchmark(name: str):
     """The benchmark with :data:`BENCHMARK_OPTIONS` (FileNotFoundError: its data is absent)."""
-    from tvbo.benchmarks import make
-
-    return make(name, **BENCHMARK_OPTIONS)
+    return benchmarks.make(name, **BENCHMARK_OPTIONS)
 
 
 def check_benchmark_attributes(name: str) -> None:
     """Dimension, horizon, noise, cost and temporal kernel in range."""
-    from tvbo.gp.kernels import CORRELATIONS
-
     b = make_benchmark(name)
     assert isinstance(b.d, int) and b.d >= 1, f"{name}: d = {b.d!r}"
     assert b.horizon == BENCHMARK_OPTIONS["horizon"], f"{name}: horizon option ignored"
@@ -312,9 +303,6 @@ def check_benchmark_refuses_bad_input(name: str) -> None:
 
 def _exact_gp(space: str, time: str | None, standardize: bool = True) -> Callable[[], Any]:
     def build():
-        from tvbo.gp.exact import ExactGP
-        from tvbo.gp.kernels import Hyperparameters, SeparableKernel
-
         hp = Hyperparameters(signal_var=1.3, lengthscale_space=0.4,
                              lengthscale_time=None if time is None else 7.0, noise_var=0.02)
         return ExactGP(SeparableKernel(space, time), hp, standardize=standardize)
@@ -355,8 +343,6 @@ def _dense_posterior(model, Xs: np.ndarray, t: float) -> tuple[np.ndarray, np.nd
 
 def check_model_posterior(name: str, factory: Callable[[], Any] | None = None) -> None:
     """After appends and removals the posterior equals a full refactorisation's (1e-10)."""
-    from tvbo.models import Model
-
     factory = factory or MODELS[name]
     model = factory()
     assert isinstance(model, Model), f"{name}: does not satisfy tvbo.models.Model"

@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from tvbo.api import simulate
+from tvbo.registry import names
+
 #: the benchmarks of the grid and the settings that keep each run short
 BENCHMARKS: dict[str, dict[str, Any]] = {
     "hartmann3": {"horizon": 15.0, "cost": 0.5},
@@ -50,8 +53,6 @@ class GridRun:
 def grid(algorithms: list[str] | None = None) -> list[GridRun]:
     """Every run of the grid; ``algorithms`` defaults to every registered algorithm."""
     if algorithms is None:
-        from tvbo.registry import names
-
         algorithms = names("algorithms")
     return [
         GridRun(benchmark, algorithm, seed)
@@ -77,8 +78,6 @@ def digest_dataset(ds) -> dict[str, str]:
 
 def run(entry: GridRun):
     """The run file (an xarray Dataset) of one grid entry."""
-    from tvbo.api import simulate
-
     return simulate(
         entry.benchmark,
         entry.algorithm,

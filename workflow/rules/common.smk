@@ -41,7 +41,7 @@ except ValueError as err:  # ConfigError: the one line alone, without a tracebac
     raise SystemExit(1) from None
 # -- end of validation ------------------------------------------------------------------------
 
-from tvbo.algorithms.display import split_label_options  # noqa: E402 (after the checks)
+from tvbo.algorithms.labels import split_label_options  # noqa: E402 (after the checks)
 
 # The `tvbo run` flags of every run option come from its ONE declaration (tvbo/runspec.py):
 # workflow_values picks the options the workflow passes at a place, cli_args writes their flags.

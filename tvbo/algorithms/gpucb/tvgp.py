@@ -28,7 +28,7 @@ from tvbo.algorithms.components import (
     register_component,
 )
 from tvbo.gp.exact import Prediction
-from tvbo.gp.fit import FitResult
+from tvbo.gp.lml import FitResult
 
 #: what the temporal coordinate of the kernel counts
 TIME_AXES: tuple[str, ...] = ("index", "time")

@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tvbo.algorithms.base import Algorithm
+from tvbo.qmc import sobol
 
 #: the largest number of (x, t) pairs evaluated in one call while averaging over time
 _CHUNK = 1 << 18
@@ -199,7 +200,6 @@ class BestStaticPolicy(ReferencePolicy):
             best = int(np.argmax(values))
             self.value = float(values[best])
             return cands[best].copy()
-        from tvbo.qmc import sobol
 
         sobol_n = 1 << max(0, int(np.ceil(np.log2(self.raw_samples))))
         starts = np.vstack([np.full((1, d), 0.5), sobol(d, sobol_n, np.random.default_rng(0))])

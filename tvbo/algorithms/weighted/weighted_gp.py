@@ -29,8 +29,9 @@ from dataclasses import replace
 import numpy as np
 from scipy.linalg import cho_solve
 
-from tvbo.gp.exact import ExactGP, Prediction, flops_matmul, flops_trisolve
+from tvbo.gp.exact import ExactGP, Prediction
 from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+from tvbo.gp.linalg import flops_matmul, flops_trisolve
 from tvbo.work import WorkCounter
 
 __all__ = ["WeightedGP"]

@@ -24,6 +24,7 @@ import xarray as xr
 from tvbo.analysis import tables as _tables
 from tvbo.analysis.aggregate import mean_se
 from tvbo.analysis.compare import METRIC
+from tvbo.analysis.fit_health import PARAMETERS, fit_health_table
 from tvbo.analysis.reproduction.campaigns import (
     QUERIES,
     TIME_METRIC,
@@ -124,7 +125,6 @@ def _evidence_fit_health(
     flags, lengthscale = _fit_variables(ds)
     if not flags and lengthscale is None:
         return ["fit records absent in these runs (no fit_* variables in the run files)"]
-    from tvbo.analysis.fit_health import PARAMETERS, fit_health_table
 
     ds, absent = select_runs(at_reference_speed(ds), ev.params.get("benchmarks") or benchmarks,
                              ev.params.get("algorithms") or algorithms)

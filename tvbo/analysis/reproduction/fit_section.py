@@ -12,6 +12,7 @@ import math
 
 import xarray as xr
 
+from tvbo.analysis.fit_health import HORIZON_SHARE_LIMIT, horizon_table
 from tvbo.analysis.reproduction.campaigns import Campaigns
 from tvbo.analysis.reproduction.evidence import evaluate_evidence
 from tvbo.analysis.reproduction.markdown import display_name, md_table
@@ -39,8 +40,6 @@ def fit_health_lines(
     spec (cause, source and computed evidence; attributed to its paper's own setting or not) or
     reported as **unexplained**.
     """
-    from tvbo.analysis.fit_health import HORIZON_SHARE_LIMIT, horizon_table
-
     limit = f"{100 * HORIZON_SHARE_LIMIT:.0f} %"
     lines = ["### Fit health", ""]
     table = horizon_table(ds)
@@ -123,8 +122,6 @@ def fit_health_lines(
 
 def fit_summary(result: TableResult) -> str:
     """The table's fit-health count for the report's summary line."""
-    from tvbo.analysis.fit_health import HORIZON_SHARE_LIMIT
-
     limit = f"{100 * HORIZON_SHARE_LIMIT:.0f} %"
     if result.fit_health is None or result.fit_health.empty:
         return "fit health: no fit recorded"

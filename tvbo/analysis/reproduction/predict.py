@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from tvbo.analysis import fit_health as fh
 from tvbo.analysis.aggregate import mean_se
 from tvbo.analysis.reproduction.campaigns import Campaigns, at_reference_speed
 from tvbo.analysis.reproduction.markdown import display_name, fmt
@@ -85,8 +86,6 @@ def _series(name: str, reduce: str) -> Callable[[xr.Dataset], pd.DataFrame]:
 def _fit_share(column: str) -> Callable[[xr.Dataset], pd.DataFrame]:
     """Per run, the share of its fits for which ``column`` holds (fit_health's definitions)."""
     def per_run(ds: xr.Dataset) -> pd.DataFrame:
-        from tvbo.analysis import fit_health as fh
-
         records = fh.fit_records(ds)
         if records.empty:
             raise Absent("no fit recorded in these runs")
