@@ -41,6 +41,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from tvbo.benchmarks.tables import COST_TABLES
+
 #: the packaged model file
 MODEL_FILE = Path(__file__).with_name("campaign_time.yaml")
 #: format of the model file
@@ -176,8 +178,6 @@ def compute_class(config: Mapping[str, Any]) -> str:
 def cost_and_horizon(config: Mapping[str, Any], benchmark: str) -> tuple[float, float]:
     """The evaluation cost and horizon of ``benchmark`` under ``config`` (its override, else
     the cost table's row; 0.1 s and 600 s for a benchmark the tables do not list)."""
-    from tvbo.benchmarks.tables import COST_TABLES
-
     table = COST_TABLES.get(str(config.get("cost_table") or "metronome"), {})
     row = dict(table.get(benchmark, {}))
     override = (config.get("benchmark_options") or {}).get(benchmark) or {}

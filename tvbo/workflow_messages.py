@@ -22,6 +22,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tvbo.algorithms.display import is_reference_policy
+from tvbo.campaign_time import FALLBACKS, estimate, load_model
+
 RUN_PATTERN = "results/{campaign}/runs/{benchmark}/{algorithm}/seed{seed}_speed{speed}.nc"
 ORACLE_PATTERN = "results/{campaign}/oracles/{benchmark}.npz"
 METRICS: dict[str, str] = {
@@ -55,6 +58,7 @@ def _duration(seconds: float) -> str:
 
 def tables_to_build(config: Mapping[str, Any], root: str | Path = ".") -> list[str]:
     """Benchmarks whose shared f*(t) table (rule oracle_table) does not exist yet."""
+    # lazy: the workflow imports this module when it parses; oracle_table loads numpy and scipy
     from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
 
     if config.get("oracle_tables") is False:
@@ -68,8 +72,6 @@ def tables_to_build(config: Mapping[str, Any], root: str | Path = ".") -> list[s
 def campaign_estimate(config: Mapping[str, Any], cores: int | None, root: str | Path = ".",
                       model_path: str | Path | None = None):
     """``(pending run paths, all run paths, tvbo.campaign_time.Estimate)`` of the campaign."""
-    from tvbo.campaign_time import estimate, load_model
-
     paths = run_paths(config, root)
     pending = [p for p in paths if not p.exists()]
     counts: dict[tuple[str, str, float], int] = {}
@@ -89,8 +91,6 @@ def start_message(config: Mapping[str, Any], cores: int | None, root: str | Path
     head = f"tvbo: campaign {config['campaign']}: {len(pending)} of {len(paths)} runs to do"
     if not pending:
         return head + " (all runs exist; only the analysis steps may run)"
-    from tvbo.campaign_time import FALLBACKS
-
     lines = [
         f"{head}; estimated wall time ~{_duration(est.wall)} on {est.cores} core(s) of an "
         f"idle machine",
@@ -112,7 +112,7 @@ def best_per_benchmark(campaign: Any) -> list[dict[str, Any]]:
 
     Rows: benchmark, speed (or None), metric, algorithm, label (display name), mean, se, n.
     """
-    from tvbo.algorithms.display import is_reference_policy
+    # lazy: pandas and xarray load only when the closing summary is printed, not at parse time
     from tvbo.analysis.context import campaign_labels
     from tvbo.analysis.tables import available_metrics, summary_table
 
@@ -169,6 +169,7 @@ def summary_message(
     path = base / "campaign.nc"
     lines = [f"tvbo: campaign {config['campaign']} finished."]
     if campaign is None and path.exists():
+        # lazy: xarray loads only when the closing summary is printed, not at parse time
         from tvbo.results.campaign import read_campaign
 
         campaign = read_campaign(path)

@@ -46,6 +46,7 @@ import numpy as np
 
 from tvbo.benchmarks.base import Benchmark
 from tvbo.benchmarks.oracle import _LBFGSB_OPTIONS, ORACLE_CODE_VERSION, TimeGridOracle
+from tvbo.version import __version__
 
 #: identifies the file kind and its layout version
 FORMAT = "tvbo-oracle-table"
@@ -153,8 +154,6 @@ def build_oracle_table(benchmark: Benchmark) -> OracleTable:
     times, argmax, f_star = fresh.grid()
     cpu = time.process_time() - cpu
     header = expected_header(benchmark)
-    from tvbo.version import __version__
-
     header["tvbo_version"] = __version__
     # what the build cost (informational, never checked): the campaign-time model's table price
     # (tvbo.campaign_time, scripts/fit_campaign_time.py)
