@@ -27,7 +27,7 @@ which is the paper's Lemma D.3 written with a unit-peak Matérn. The RBF gives
 Time (integral over ``[t0, inf)``): for the RBF the exact result is
 ``sqrt(pi) l / 2 * exp(-(ti - tj)^2 / (4 l^2)) * erfc((2 t0 - ti - tj) / (2 l))``. The paper's
 eq. (70) and the official C++ code print ``2 l^2`` in the first exponent; that is an error
-(checked by quadrature, see ``/work/shared/spec/spec_baselines.md`` §7.4) and we use the exact
+(checked by quadrature, see ``shared/spec/spec_baselines.md`` §7.4) and we use the exact
 ``4 l^2``. For Matérn ``p + 1/2`` with both ``ti, tj <= t0`` the integrand on ``[t0, inf)`` is
 ``exp(-2 c t)`` times a polynomial of degree ``2p`` (``c = sqrt(2p + 1) / l``), so Gauss-Laguerre
 with ``p + 1`` nodes is *exact*. Observation times after ``t0`` are handled exactly as well, by
