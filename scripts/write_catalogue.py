@@ -11,22 +11,13 @@ from __future__ import annotations
 
 import sys
 
+from generated_file import write_or_check
+
 from tvbo.algorithms.catalogue import CATALOGUE_FILE, render
 
 
 def main(argv: list[str]) -> int:
-    text = CATALOGUE_FILE.read_text(encoding="utf-8") if CATALOGUE_FILE.is_file() else ""
-    generated = render()
-    if "--check" in argv:
-        if generated != text:
-            print(f"{CATALOGUE_FILE} is out of date: run python scripts/write_catalogue.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    if generated != text:
-        CATALOGUE_FILE.write_text(generated, encoding="utf-8")
-        print(f"wrote {CATALOGUE_FILE}")
-    return 0
+    return write_or_check(CATALOGUE_FILE, render(), "write_catalogue.py", argv)
 
 
 if __name__ == "__main__":

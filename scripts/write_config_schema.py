@@ -13,24 +13,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from generated_file import write_or_check
+
 from tvbo.runspec import render_schema_text
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def main(argv: list[str]) -> int:
-    text = SCHEMA.read_text(encoding="utf-8")
-    generated = render_schema_text(text)
-    if "--check" in argv:
-        if generated != text:
-            print(f"{SCHEMA} is out of date: run python scripts/write_config_schema.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    if generated != text:
-        SCHEMA.write_text(generated, encoding="utf-8")
-        print(f"wrote {SCHEMA}")
-    return 0
+    generated = render_schema_text(SCHEMA.read_text(encoding="utf-8"))
+    return write_or_check(SCHEMA, generated, "write_config_schema.py", argv)
 
 
 if __name__ == "__main__":

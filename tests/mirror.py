@@ -1,5 +1,6 @@
-"""Where the offline data mirror is: $TVBO_DATA_MIRROR, else ../shared/data beside the
-repository (how the project machines and CI lay it out), else /work/shared/data."""
+"""Where the offline data mirror is: $TVBO_DATA_MIRROR, else the first ``shared/data`` folder
+beside the repository or beside any folder that encloses it (the project machines keep it at
+``../shared/data``; a CI clone made deeper in the same tree finds the same folder higher up)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 def mirror_root() -> Path:
     env = os.environ.get("TVBO_DATA_MIRROR")
-    candidates = [Path(env)] if env else []
-    candidates += [Path(__file__).resolve().parents[2] / "shared" / "data",
-                   Path("/work/shared/data")]
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[1]
+    candidates = [folder / "shared" / "data" for folder in repo.parents]
     for path in candidates:
         if path.is_dir():
             return path
