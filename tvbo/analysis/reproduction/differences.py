@@ -9,15 +9,20 @@ entry names it, or its evidence is missing). Broad entries (``all``) are printed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.reproduction.campaigns import Campaigns
 from tvbo.analysis.reproduction.evidence import evaluate_evidence
 from tvbo.analysis.reproduction.markdown import display_name, fmt
-from tvbo.analysis.reproduction.predict import PAIR_STATUS, Measurements, Outcome, combine, evaluate
+from tvbo.analysis.reproduction.predict import (
+    PAIR_STATUS,
+    Measurements,
+    Outcome,
+    combine,
+    evaluate,
+    outcome_lines,
+)
 from tvbo.analysis.reproduction.spec import Explanation, Prediction, Spec, Term
 from tvbo.analysis.reproduction.table_result import TableResult
 
@@ -34,13 +39,6 @@ def _direction_prediction(entry: Explanation, direction, campaign: str) -> Predi
     return Prediction("order", "average_regret", Term(direction.lower, campaign),
                       Term(direction.higher, campaign), (direction.benchmark,), campaign,
                       f"average_regret: {direction.lower} < {direction.higher} (the pair)")
-
-
-def _outcome_lines(prediction: Prediction, outcomes: Sequence[Outcome]) -> list[str]:
-    """One line per prediction: its status and, per benchmark and replicate, the measurement."""
-    status = combine(outcomes)
-    parts = [f"{o.seeds}, {o.benchmark}: {o.status}: {o.detail}" for o in outcomes]
-    return [f"   - predicts {prediction.text} — **{status}** ({'; '.join(parts)})"]
 
 
 def difference_lines(
@@ -87,7 +85,7 @@ def difference_lines(
                 outs = evaluate(pred, spec, measured, cells)
                 if entry not in used:
                     used.append(entry)
-                notes.setdefault(used.index(entry), []).extend(_outcome_lines(pred, outs))
+                notes.setdefault(used.index(entry), []).extend(outcome_lines(pred, outs))
                 every = [x for _, found in evaluated[key] for x in found] + outs
                 if combine(outs) == "fails":
                     result.failing.append((entry.where, pred.text, [
@@ -123,7 +121,7 @@ def difference_lines(
             predictions = evaluated.get(id(entry)) or [
                 (p, evaluate(p, spec, measured, cells)) for p in entry.predictions]
             for prediction, outcomes in predictions:
-                lines += _outcome_lines(prediction, outcomes)
+                lines += outcome_lines(prediction, outcomes)
                 if combine(outcomes) == "fails" and not entry.broad:
                     result.failing.append((entry.where, prediction.text, [
                         f"{o.seeds}, {o.benchmark}: {o.detail}" for o in outcomes
