@@ -25,6 +25,7 @@ from tvbo.analysis.reproduction.predict import (
     combine,
     evaluate,
     outcome_lines,
+    pair_status,
 )
 from tvbo.analysis.reproduction.spec import Claim, Direction, Explanation, Spec
 
@@ -77,12 +78,8 @@ def claim_explanation_lines(
                 f"**{outcome.status}** ({outcome.detail})")
             every = [o for _, found in evaluated[id(entry)] for o in found] + [outcome]
             statuses.append((PAIR_STATUS[combine(every)], used.index(entry) + 1))
-        found = {s for s, _ in statuses}
-        status = next((s for s in ("explained", "contradicted") if s in found), "unexplained")
+        status, why = pair_status(statuses, "no entry names this comparison")
         tallies[status] += 1
-        refs = ", ".join(str(i) for s, i in statuses if s == status)
-        why = refs if statuses and status != "unexplained" else (
-            f"evidence missing, {refs}" if statuses else "no entry names this comparison")
         mark = status if status == "explained" else f"**{status}**"
         rows.append(f"- {c.benchmark}, {display_name(c.algorithm)} vs "
                     f"{display_name(c.baseline)} ({c.outcome}): {mark} ({why})")

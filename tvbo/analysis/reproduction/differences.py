@@ -22,6 +22,7 @@ from tvbo.analysis.reproduction.predict import (
     combine,
     evaluate,
     outcome_lines,
+    pair_status,
 )
 from tvbo.analysis.reproduction.spec import Explanation, Prediction, Spec, Term
 from tvbo.analysis.reproduction.table_result import TableResult
@@ -96,19 +97,10 @@ def difference_lines(
             for e in context:
                 if e not in used:
                     used.append(e)
-            found = {s for s, _ in statuses}
-            status = next((s for s in ("explained", "contradicted") if s in found),
-                          "unexplained")
-            record = (benchmark, r.a, r.b)
-            getattr(result, status).append(record)
-            refs = ", ".join(str(i) for s, i in statuses if s == status)
+            status, why = pair_status(statuses, "no specific entry names this pair")
+            getattr(result, status).append((benchmark, r.a, r.b))
             if not statuses:
-                why = "no specific entry names this pair"
                 result.broad_only += 1 if context else 0
-            elif status == "unexplained":
-                why = f"evidence missing, {refs}"
-            else:
-                why = refs
             ctx = ", ".join(str(used.index(e) + 1) for e in context)
             mark = status if status == "explained" else f"**{status}**"
             lines.append(f"- {text}: {mark} ({why})" + (f"; context: {ctx}" if ctx else ""))

@@ -320,3 +320,15 @@ def outcome_lines(prediction: Prediction, outcomes: Sequence[Outcome]) -> list[s
     status = combine(outcomes)
     parts = [f"{o.seeds}, {o.benchmark}: {o.status}: {o.detail}" for o in outcomes]
     return [f"   - predicts {prediction.text} — **{status}** ({'; '.join(parts)})"]
+
+
+def pair_status(statuses: Sequence[tuple[str, int]], nobody: str) -> tuple[str, str]:
+    """A pair's status from the statuses of the entries naming it (status, entry number):
+    explained when one entry explains it, else contradicted when one contradicts it, else
+    unexplained; and the report's reason (the entries' numbers, or ``nobody`` without one)."""
+    found = {s for s, _ in statuses}
+    status = next((s for s in ("explained", "contradicted") if s in found), "unexplained")
+    refs = ", ".join(str(i) for s, i in statuses if s == status)
+    if not statuses:
+        return status, nobody
+    return status, (f"evidence missing, {refs}" if status == "unexplained" else refs)
