@@ -33,6 +33,22 @@ def test_claim_on_a_smaller_grid_names_the_absent_benchmarks(fake: Path) -> None
         claim_result(ds, dataclasses.replace(claim, baselines=("r-gp-ucb",)))
 
 
+def test_a_claim_on_a_grid_with_a_hole_names_it(tmp_path: Path) -> None:
+    import dataclasses
+
+    from tests.analysis.reproduction.fakes import _campaign, _run, _spec
+
+    runs = [_run(b, a, seed, 0.0, regret=1.0 + seed) for b, a in
+            (("shekel", "bolt"), ("shekel", "gp-ucb"), ("eggholder", "bolt"))
+            for seed in (0, 1)]
+    path = _campaign(tmp_path / "holes" / "campaign.nc", runs)
+    claim = dataclasses.replace(load_spec(_spec(tmp_path)).claims[0],
+                                benchmarks=("shekel", "eggholder"))
+    with xr.open_dataset(path) as ds, pytest.raises(LookupError,
+                                                    match="no run of gp-ucb on eggholder"):
+        claim_result(ds, claim)
+
+
 def test_verdict_rule() -> None:
     assert verdict(3, 3) == "reproduced"
     assert verdict(1, 3) == "partly"

@@ -91,6 +91,11 @@ def claim_result(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, pd.DataFra
     """
     values, missing = _claim_values(ds, claim)
     indexed = values.set_index(["benchmark", "algorithm"])
+    names = [*claim.algorithms, *claim.baselines]
+    holes = [f"{a} on {b}" for b in claim.benchmarks if b not in missing for a in names
+             if (b, a) not in indexed.index]
+    if holes:  # a campaign whose grid has holes (a run never made)
+        raise LookupError(f"no run of {', '.join(holes)} in the campaign")
     records = []
     for benchmark in [b for b in claim.benchmarks if b not in missing]:
         for algorithm in claim.algorithms:
