@@ -53,7 +53,7 @@ rule reproduction_campaign:
 rule reproduction:
     input:
         campaign=expand("results/{campaign}/campaign.nc", campaign=CAMPAIGN),
-        others=reproduction_campaigns(),
+        others=reproduction_campaigns,
         spec=REPRODUCTION_SPEC,
     output:
         md=report(

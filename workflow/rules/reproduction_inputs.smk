@@ -3,6 +3,7 @@
 # functions mixed with rules), as in common.smk.
 
 
+import functools
 import time
 
 #: the reproduction spec (not a workflow config: tvbo/analysis/reproduction/spec.py), relative to
@@ -30,13 +31,20 @@ REPRODUCTION_PROVENANCE = str(
 REPRODUCTION_STARTED = int(time.time())
 
 
+#: the spec's error (one line naming the entry), when it is bad
+_SPEC_ERRORS = []
+
+
+@functools.cache
 def _reproduction_spec():
+    """The spec, read once per parse (None when it is bad: the error is in _SPEC_ERRORS)."""
     from tvbo.analysis.reproduction.spec_yaml import load_spec
 
     try:
         return load_spec(REPRODUCTION_SPEC)
     except ValueError as err:
-        # a bad spec must not stop the other targets: the report's rule reports it when it runs
+        # a bad spec must not stop the other targets: the reproduction target stops on it
+        _SPEC_ERRORS.append(str(err))
         print(f"warning: {err}; the reproduction target will fail", file=sys.stderr)
         return None
 
@@ -49,9 +57,16 @@ def reproduction_others():
     return {c.name: c for c in spec.campaigns.values() if c.name != CAMPAIGN}
 
 
-def reproduction_campaigns():
+def reproduction_campaigns(wildcards=None):
     """Every campaign file the report reads besides this campaign's: each is built by
-    `reproduction_campaign` (a Snakemake run of its own config) when it is missing."""
+    `reproduction_campaign` (a Snakemake run of its own config) when it is missing.
+
+    An input function of the `reproduction` rule, so it runs only when that target is built:
+    a bad spec then stops Snakemake while it builds the DAG, before any job, with the spec's
+    one line (naming the entry) and no traceback; the other targets are not held up by it."""
+    if _reproduction_spec() is None:
+        print(_SPEC_ERRORS[0], file=sys.stderr)
+        raise SystemExit(1)
     return [f"results/{name}/campaign.nc" for name in sorted(reproduction_others())]
 
 

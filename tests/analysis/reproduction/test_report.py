@@ -43,6 +43,22 @@ def test_workflow_plans_the_reproduction_target(tmp_path: Path) -> None:
     assert re.search(r"^reproduction\s+1$", proc.stdout, flags=re.M), proc.stdout[-3000:]
 
 
+def test_workflow_rejects_a_bad_spec_before_any_job(tmp_path: Path) -> None:
+    """A prediction naming an unknown quantity stops `snakemake reproduction` while it builds
+    the DAG, before any job, with the spec's one line naming the entry."""
+    from tests.workflow.test_workflow import load_test_config, snakemake
+
+    spec = _spec(tmp_path, **{"explanations.0.predictions": [
+        {"quantity": "vibes", "order": "r-gp-ucb < bolt"}]})
+    config = {**load_test_config(), "reproduction_spec": str(spec)}
+    proc = snakemake(tmp_path, config, "--cores", "1", "reproduction")
+    assert proc.returncode != 0
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("reproduction spec:")]
+    assert len(lines) == 1 and "explanations[0].predictions[0].quantity" in lines[0]
+    assert "'vibes'" in lines[0] and "Traceback" not in proc.stderr
+    assert not (tmp_path / "results").exists()  # no job ran
+
+
 @pytest.mark.slow
 def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path) -> None:
     """`snakemake reproduction` with the tiny spec of .test/ from a clean results folder builds

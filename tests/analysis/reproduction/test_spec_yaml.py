@@ -53,6 +53,18 @@ def test_spec_curves_are_the_paper_figures_curves() -> None:
          ["explanations[0].cause", "no numerals", "10"]),
         ({"explanations.0.predictions": []},
          ["explanations[0].predictions", "at least one measured quantity"]),
+        ({"explanations.0.predictions": [{"quantity": "face_share", "bound": "bolt > many"}]},
+         ["explanations[0].predictions[0].bound", "'many'"]),
+        ({"explanations.0.predictions": [{"quantity": "face_share", "bound": "nope > 0.5"}]},
+         ["explanations[0].predictions[0].bound", "'nope'", "valid algorithms:"]),
+        ({"explanations.0.predictions": [{"quantity": "face_share", "order": "bolt << gp-ucb"}]},
+         ["explanations[0].predictions[0].order", "expected 'A < B'"]),
+        ({"explanations.0.predictions": [{"quantity": "face_share",
+                                          "order": "bolt <= gp-ucb <= nope"}]},
+         ["explanations[0].predictions[0].order", "'nope'"]),
+        ({"explanations.0.predictions": [{"quantity": "face_share", "order": "bolt < gp-ucb",
+                                          "bound": "bolt > 1"}]},
+         ["explanations[0].predictions[0]", "exactly one of 'order'"]),
         ({"claims.0.relation": "much better"}, ["claims[0].relation", "better, not_worse"]),
         ({"tables.0.paper": "bolt-2025"}, ["tables[0].paper", "bolt-metronome, bolt-icml, wdbo"]),
         ({"tables.0.head_to_head": ["bolt", "w-dbo-robust"]},
@@ -119,6 +131,18 @@ def test_repository_spec_predictions_and_causes() -> None:
     bolt = [e for e in spec.explanations if e.table == "bolt-metronome"]
     assert bolt and not any(e.broad for e in bolt)
     assert all(e.explains and e.predictions for e in bolt)
+    # the folded entries (Griewank, BOKE, PE-GP-UCB) use the quantities read from the queries
+    used = {p.quantity for e in spec.explanations for p in e.predictions}
+    assert {"bowl_share", "bowl_median", "face_share", "beats_warmup", "simple_regret",
+            "cumulative_regret", "true_prior_share"} <= used
+    assert {e.claim for e in spec.explanations if e.claim} == {
+        "BOKE per iteration (Figure 6)", "PE-GP-UCB on the toy problem (Figure 2)"}
+    # every campaign a table's prediction reads has its held-out replicate
+    for e in bolt:
+        for p in e.predictions:
+            for term in (p.lower, p.higher):
+                assert spec.replicate(term.campaign), (e.where, p.text)
+    assert not (REPO / "config" / "proposed").exists()
     replicate = spec.campaigns[spec.replicate("bolt_paper")].merged
     assert replicate["seeds"] == list(range(10, 20))
     assert {k: v for k, v in replicate.items() if k not in ("seeds", "campaign")} == {

@@ -6,7 +6,9 @@ the last step every run reached, or simple regret at a CPU-time budget). One com
 when the claimed mean is lower and the intervals mean ± 1 s.e. do not overlap, a *tie* when they
 overlap, else a *loss*. With relation ``better`` a comparison succeeds on a win, with
 ``not_worse`` ("competitive") on a win or a tie. **Verdict** (:func:`verdict`): *reproduced* when
-every comparison succeeds, *not reproduced* when none does, *partly* otherwise.
+every comparison succeeds, *not reproduced* when none does, *partly* otherwise. The comparisons
+that do not succeed are judged against the spec's claim entries
+(:mod:`tvbo.analysis.reproduction.claim_explanations`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import xarray as xr
 
 from tvbo.analysis.paper_figures import CURVES, boke_curves, step_curves
 from tvbo.analysis.reproduction.campaigns import Campaigns, at_reference_speed, select_runs
+from tvbo.analysis.reproduction.claim_explanations import claim_explanation_lines
 from tvbo.analysis.reproduction.evidence import evaluate_evidence
 from tvbo.analysis.reproduction.markdown import display_name, fmt, md_table
 from tvbo.analysis.reproduction.orderings import ordering
+from tvbo.analysis.reproduction.predict import Measurements
 from tvbo.analysis.reproduction.spec import Claim, Spec
 
 VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
@@ -87,6 +91,11 @@ def claim_result(ds: xr.Dataset, claim: Claim) -> tuple[pd.DataFrame, pd.DataFra
     """
     values, missing = _claim_values(ds, claim)
     indexed = values.set_index(["benchmark", "algorithm"])
+    names = [*claim.algorithms, *claim.baselines]
+    holes = [f"{a} on {b}" for b in claim.benchmarks if b not in missing for a in names
+             if (b, a) not in indexed.index]
+    if holes:  # a campaign whose grid has holes (a run never made)
+        raise LookupError(f"no run of {', '.join(holes)} in the campaign")
     records = []
     for benchmark in [b for b in claim.benchmarks if b not in missing]:
         for algorithm in claim.algorithms:
@@ -116,9 +125,14 @@ def claims_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], dict[st
         "algorithm's mean is lower and the intervals mean ± 1 s.e. do not overlap, a *tie* when "
         "they overlap, a *loss* otherwise; *better* claims need wins, *not worse* "
         "(\"competitive\") claims wins or ties. Verdict: reproduced when every comparison "
-        "succeeds, not reproduced when none does, partly otherwise.", "",
+        "succeeds, not reproduced when none does, partly otherwise. A comparison that does not "
+        "succeed is *explained* when an entry of the spec naming the claim states tvbo's order "
+        "for it and every prediction of that entry holds, **contradicted** when the order or a "
+        "prediction fails, else **unexplained**; the predictions are judged on the claim "
+        "campaign's seeds (and on its held-out replicate where the spec names one).", "",
     ]
     verdicts: dict[str, str] = {}
+    measured = Measurements(campaigns)
     for claim in spec.claims:
         measure = CURVES[claim.curve] + (
             " at the last step every run reached" if claim.at == "final"
@@ -156,6 +170,8 @@ def claims_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], dict[st
                 f"(win {wins.get('win', 0)}, tie {wins.get('tie', 0)}, loss "
                 f"{wins.get('loss', 0)}). Verdict: **{result}**.", "",
             ]
+            lines += claim_explanation_lines(claim, values, comparisons, spec, campaigns,
+                                             measured)[0]
         lines += [f"Reason: {claim.reason}"]
         for ev in claim.evidence:
             for line in evaluate_evidence(ev, campaigns, list(claim.benchmarks),

@@ -9,15 +9,21 @@ entry names it, or its evidence is missing). Broad entries (``all``) are printed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 
 from tvbo.analysis.metrics import OVERALL_LABEL
 from tvbo.analysis.reproduction.campaigns import Campaigns
 from tvbo.analysis.reproduction.evidence import evaluate_evidence
 from tvbo.analysis.reproduction.markdown import display_name, fmt
-from tvbo.analysis.reproduction.predict import PAIR_STATUS, Measurements, Outcome, combine, evaluate
+from tvbo.analysis.reproduction.predict import (
+    PAIR_STATUS,
+    Measurements,
+    Outcome,
+    combine,
+    evaluate,
+    outcome_lines,
+    pair_status,
+)
 from tvbo.analysis.reproduction.spec import Explanation, Prediction, Spec, Term
 from tvbo.analysis.reproduction.table_result import TableResult
 
@@ -34,13 +40,6 @@ def _direction_prediction(entry: Explanation, direction, campaign: str) -> Predi
     return Prediction("order", "average_regret", Term(direction.lower, campaign),
                       Term(direction.higher, campaign), (direction.benchmark,), campaign,
                       f"average_regret: {direction.lower} < {direction.higher} (the pair)")
-
-
-def _outcome_lines(prediction: Prediction, outcomes: Sequence[Outcome]) -> list[str]:
-    """One line per prediction: its status and, per benchmark and replicate, the measurement."""
-    status = combine(outcomes)
-    parts = [f"{o.seeds}, {o.benchmark}: {o.status}: {o.detail}" for o in outcomes]
-    return [f"   - predicts {prediction.text} — **{status}** ({'; '.join(parts)})"]
 
 
 def difference_lines(
@@ -87,7 +86,7 @@ def difference_lines(
                 outs = evaluate(pred, spec, measured, cells)
                 if entry not in used:
                     used.append(entry)
-                notes.setdefault(used.index(entry), []).extend(_outcome_lines(pred, outs))
+                notes.setdefault(used.index(entry), []).extend(outcome_lines(pred, outs))
                 every = [x for _, found in evaluated[key] for x in found] + outs
                 if combine(outs) == "fails":
                     result.failing.append((entry.where, pred.text, [
@@ -98,19 +97,10 @@ def difference_lines(
             for e in context:
                 if e not in used:
                     used.append(e)
-            found = {s for s, _ in statuses}
-            status = next((s for s in ("explained", "contradicted") if s in found),
-                          "unexplained")
-            record = (benchmark, r.a, r.b)
-            getattr(result, status).append(record)
-            refs = ", ".join(str(i) for s, i in statuses if s == status)
+            status, why = pair_status(statuses, "no specific entry names this pair")
+            getattr(result, status).append((benchmark, r.a, r.b))
             if not statuses:
-                why = "no specific entry names this pair"
                 result.broad_only += 1 if context else 0
-            elif status == "unexplained":
-                why = f"evidence missing, {refs}"
-            else:
-                why = refs
             ctx = ", ".join(str(used.index(e) + 1) for e in context)
             mark = status if status == "explained" else f"**{status}**"
             lines.append(f"- {text}: {mark} ({why})" + (f"; context: {ctx}" if ctx else ""))
@@ -123,7 +113,7 @@ def difference_lines(
             predictions = evaluated.get(id(entry)) or [
                 (p, evaluate(p, spec, measured, cells)) for p in entry.predictions]
             for prediction, outcomes in predictions:
-                lines += _outcome_lines(prediction, outcomes)
+                lines += outcome_lines(prediction, outcomes)
                 if combine(outcomes) == "fails" and not entry.broad:
                     result.failing.append((entry.where, prediction.text, [
                         f"{o.seeds}, {o.benchmark}: {o.detail}" for o in outcomes

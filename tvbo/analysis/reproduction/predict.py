@@ -6,10 +6,14 @@ order it predicts. This module holds the declared vocabulary of those quantities
 (:data:`QUANTITIES`, one definition each, computed per run from the run files) and evaluates a
 prediction on a campaign and on its held-out replicate (:func:`evaluate`).
 
-A prediction *holds* when its order is strict under the report's tie rule (the intervals mean ± 1
-s.e. do not overlap, :func:`tvbo.analysis.reproduction.orderings.ordering`'s rule), *fails* when the
-measured values tie or show the opposite order, and its evidence is *missing* when a campaign, an
-algorithm, a benchmark or the quantity's run-file variable is absent. An entry explains its pairs
+An order ``A < B`` *holds* when it is strict under the report's tie rule (the intervals mean ± 1
+s.e. do not overlap, :func:`tvbo.analysis.reproduction.orderings.ordering`'s rule) and *fails* when
+the measured values tie or show the opposite order; ``A <= B`` holds unless B is strictly lower,
+``A = B`` only on a tie. A bound ``A > v`` holds when the mean minus its s.e. exceeds v (``A <
+v``: the mean plus its s.e. is below v). Its evidence is *missing* when a campaign, an
+algorithm, a benchmark or the quantity's run-file variable is absent. The quantities read from
+the queries themselves (Griewank's bowl term, queries on the box's faces, ...) are defined in
+:mod:`tvbo.analysis.reproduction.query_quantities`. An entry explains its pairs
 only when every prediction holds on every replicate; one failure makes them contradicted, missing
 evidence unexplained (:func:`entry_status`).
 """
@@ -28,15 +32,11 @@ from tvbo.analysis import fit_health as fh
 from tvbo.analysis.aggregate import mean_se
 from tvbo.analysis.reproduction.campaigns import Campaigns, at_reference_speed
 from tvbo.analysis.reproduction.markdown import display_name, fmt
+from tvbo.analysis.reproduction.query_quantities import QUERY_QUANTITIES, Absent
 from tvbo.analysis.reproduction.spec import QUANTITY_NAMES, Prediction, Spec, Term
-from tvbo.results.schema import PRESENT_VARIABLE
+from tvbo.results.schema import PRESENT_VARIABLE, RUN_KEYS
 
-RUN_KEYS = ("benchmark", "algorithm", "seed", "speed")
 STATUSES: tuple[str, ...] = ("holds", "fails", "missing")
-
-
-class Absent(LookupError):
-    """The evidence a prediction needs is not in the run files (the reason is the message)."""
 
 
 # -- the vocabulary --------------------------------------------------------------------------------
@@ -140,6 +140,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "(fit_health.horizon_records)", _fit_share("above_horizon")),
     Quantity("fits_at_bound", "share of a run's hyperparameter fits with a fitted "
              "hyperparameter at a bound (fit_health)", _fit_share("at_bound")),
+    *(Quantity(name, definition, per_run)
+      for name, (definition, per_run) in QUERY_QUANTITIES.items()),
 )}
 assert tuple(QUANTITIES) == QUANTITY_NAMES, "the spec's vocabulary and its definitions differ"
 
@@ -160,7 +162,7 @@ class Measurements:
 
     def __init__(self, campaigns: Campaigns) -> None:
         self.campaigns = campaigns
-        self._cache: dict[tuple[str, str], pd.DataFrame | Absent] = {}
+        self._cache: dict[tuple[str, str, str], pd.DataFrame | Absent] = {}
 
     def seeds(self, campaign: str) -> str:
         ds = self.campaigns.get(campaign)
@@ -171,14 +173,19 @@ class Measurements:
 
     def cell(self, quantity: str, campaign: str, benchmark: str, algorithm: str) -> Cell:
         """Mean ± s.e. over the runs of one (benchmark, algorithm); raises :class:`Absent`."""
-        key = (campaign, quantity)
+        # one benchmark at a time: the query-level quantities read per-query arrays, which a
+        # whole paper campaign holds for every benchmark
+        key = (campaign, quantity, benchmark)
         if key not in self._cache:
             ds = self.campaigns.get(campaign)
             if ds is None:
                 self._cache[key] = Absent(f"campaign {campaign} not run")
+            elif benchmark not in {str(b) for b in ds["benchmark"].values}:
+                self._cache[key] = Absent(f"{benchmark} not run in {campaign}")
             else:
                 try:
-                    self._cache[key] = QUANTITIES[quantity].per_run(at_reference_speed(ds))
+                    self._cache[key] = QUANTITIES[quantity].per_run(
+                        at_reference_speed(ds.sel(benchmark=[benchmark])))
                 except Absent as err:
                     self._cache[key] = err
         frame = self._cache[key]
@@ -204,9 +211,32 @@ class Outcome:
 
 
 def _strict(lo: Cell, hi: Cell) -> bool:
-    se = (0.0 if not math.isfinite(lo.se) else lo.se) + (0.0 if not math.isfinite(hi.se)
-                                                            else hi.se)
-    return hi.mean - lo.mean > se
+    return hi.mean - lo.mean > _finite(lo.se) + _finite(hi.se)
+
+
+def _finite(se: float) -> float:
+    return se if math.isfinite(se) else 0.0
+
+
+def _order(prediction: Prediction, lo: Cell, hi: Cell, a: str, b: str) -> tuple[str, str]:
+    """``<``: strictly lower (the intervals mean ± 1 s.e. do not overlap); ``<=``: not strictly
+    higher; ``=``: neither strictly lower nor strictly higher (a tie)."""
+    below, above = _strict(lo, hi), _strict(hi, lo)
+    sign = "<" if below else (">" if above else "≈")
+    held = {"<": below, "<=": not above, "=": not below and not above}[prediction.relation]
+    return ("holds" if held else "fails"), f"{a} {lo.text()} {sign} {b} {hi.text()}"
+
+
+def _bound(prediction: Prediction, cell: Cell, a: str) -> tuple[str, str]:
+    """``>``: the mean minus its s.e. exceeds the bound; ``<``: the mean plus it is below."""
+    value, se = float(prediction.bound), _finite(cell.se)
+    if prediction.relation == ">":
+        held = cell.mean - se > value
+    else:
+        held = cell.mean + se < value
+    sign = prediction.relation if held else ("≈" if abs(cell.mean - value) <= se else
+                                             ("<" if cell.mean < value else ">"))
+    return ("holds" if held else "fails"), f"{a} {cell.text()} {sign} {value:g}"
 
 
 def _one(
@@ -216,21 +246,22 @@ def _one(
     q = prediction.quantity
     try:
         lo = measured.cell(q, lower.campaign, benchmark, lower.algorithm)
-        hi = measured.cell(q, higher.campaign, benchmark, higher.algorithm)
+        hi = (lo if prediction.kind == "bound"
+              else measured.cell(q, higher.campaign, benchmark, higher.algorithm))
     except Absent as err:
         return "missing", str(err)
     a, b = display_name(lower.algorithm), display_name(higher.algorithm)
     if lower.campaign != higher.campaign:
         a, b = f"{a} ({lower.campaign})", f"{b} ({higher.campaign})"
+    if prediction.kind == "bound":
+        return _bound(prediction, lo, a)
     if prediction.kind == "order":
-        held = _strict(lo, hi)
-        sign = "<" if held else ("≈" if not _strict(hi, lo) else ">")
-        return ("holds" if held else "fails"), f"{a} {lo.text()} {sign} {b} {hi.text()}"
+        return _order(prediction, lo, hi, a, b)
     target = paper.get((benchmark, lower.algorithm), math.nan)
     if not math.isfinite(target):
         return "missing", f"no paper cell of {lower.algorithm} on {benchmark}"
     gain = abs(lo.mean - target) - abs(hi.mean - target)
-    se = sum(0.0 if not math.isfinite(x) else x for x in (lo.se, hi.se))
+    se = _finite(lo.se) + _finite(hi.se)
     held = gain > se
     return ("holds" if held else "fails"), (
         f"paper {target:.3g}; {a} {lo.text()} -> {b} {hi.text()}: "
@@ -240,10 +271,12 @@ def _one(
 
 def evaluate(
     prediction: Prediction, spec: Spec, measured: Measurements,
-    paper: Mapping[tuple[str, str], float] | None = None,
+    paper: Mapping[tuple[str, str], float] | None = None, held_out: bool = True,
 ) -> list[Outcome]:
     """The prediction on each of its benchmarks, on its campaigns' runs and on their held-out
-    replicates (missing when a campaign has no replicate in the spec)."""
+    replicates (missing when a campaign has no replicate in the spec). ``held_out=False`` (a
+    seed paper's claim, whose campaign the spec gives no replicate): the held-out replicate is
+    read only where the spec names one for every campaign of the prediction."""
     paper = paper or {}
     outcomes = []
     for replicate in (False, True):
@@ -252,6 +285,8 @@ def evaluate(
             key = spec.replicate(term.campaign) if replicate else term.campaign
             terms.append(None if key is None else Term(term.algorithm, key))
         if None in terms:
+            if not held_out:
+                continue
             missing = [t.campaign for t in (prediction.lower, prediction.higher)
                        if spec.replicate(t.campaign) is None]
             for benchmark in prediction.benchmarks:
@@ -277,3 +312,23 @@ def combine(outcomes: Sequence[Outcome]) -> str:
 #: an entry's status -> the status of the pairs it explains
 PAIR_STATUS: dict[str, str] = {"holds": "explained", "fails": "contradicted",
                                "missing": "unexplained"}
+
+
+def outcome_lines(prediction: Prediction, outcomes: Sequence[Outcome]) -> list[str]:
+    """One report line per prediction: its status and, per benchmark and replicate, the
+    measurement."""
+    status = combine(outcomes)
+    parts = [f"{o.seeds}, {o.benchmark}: {o.status}: {o.detail}" for o in outcomes]
+    return [f"   - predicts {prediction.text} — **{status}** ({'; '.join(parts)})"]
+
+
+def pair_status(statuses: Sequence[tuple[str, int]], nobody: str) -> tuple[str, str]:
+    """A pair's status from the statuses of the entries naming it (status, entry number):
+    explained when one entry explains it, else contradicted when one contradicts it, else
+    unexplained; and the report's reason (the entries' numbers, or ``nobody`` without one)."""
+    found = {s for s, _ in statuses}
+    status = next((s for s in ("explained", "contradicted") if s in found), "unexplained")
+    refs = ", ".join(str(i) for s, i in statuses if s == status)
+    if not statuses:
+        return status, nobody
+    return status, (f"evidence missing, {refs}" if status == "unexplained" else refs)

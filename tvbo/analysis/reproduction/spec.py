@@ -26,15 +26,20 @@ clear line naming the field, the value and the valid choices. Sections:
     papers' setting cannot be had (the offline Temperature day); their results folder becomes
     ``<campaign>_<name>`` and the report's summary line names the stand-in.
 ``explanations``
-    ``[{table, benchmarks, algorithms, focus, explains, predictions, cause, evidence}]``: why tvbo
-    orders some pairs of a published table differently. ``explains``: the pairs the entry
-    explains with tvbo's predicted order (``"[BENCHMARK:] A < B"``, lower regret first), each
-    within the entry's benchmarks and algorithms. ``predictions``: at least one, each a
-    ``quantity`` of :data:`QUANTITY_NAMES` with ``order: "A < B"`` (``ALG@CAMPAIGN`` names another
-    campaign) or ``towards_paper: "COLUMN -> VARIANT"``, optional ``benchmarks`` and
-    ``campaign``. An entry with ``all`` benchmarks or algorithms is *broad*: context only, it may
-    not have ``explains``. Causes carry no numerals (:data:`NUMERAL`). ``evidence``: context
-    lines, not judged. :mod:`tvbo.analysis.reproduction.predict` evaluates the predictions.
+    ``[{table | claim, benchmarks, algorithms, focus, explains, predictions, cause, evidence}]``:
+    why tvbo orders some pairs of a published table differently, or (``claim``: a claim's
+    ``id``) why a seed paper's claim fails on some comparisons (``explains``: tvbo's order on
+    the claim's measure, e.g. ``"sphere6: gp-ucb < boke"``; the claim's campaign is the
+    predictions' default and, without a replicate in the spec, they are judged on its seeds).
+    ``explains``: the pairs the entry explains with tvbo's predicted order (``"[BENCHMARK:] A <
+    B"``, lower regret first), each within the entry's benchmarks and algorithms.
+    ``predictions``: at least one, each a ``quantity`` of :data:`QUANTITY_NAMES` with ``order:
+    "A < B"`` (or ``<=``, ``=``, ``>``, ``>=``, chained ``A <= B <= C``; ``ALG@CAMPAIGN`` names
+    another campaign), ``bound: "A > VALUE"`` (or ``<``) or ``towards_paper: "COLUMN ->
+    VARIANT"``, optional ``benchmarks`` and ``campaign``. An entry with ``all`` benchmarks or
+    algorithms is *broad*: context only, it may not have ``explains``. Causes carry no numerals
+    (:data:`NUMERAL`). ``evidence``: context lines, not judged.
+    :mod:`tvbo.analysis.reproduction.predict` evaluates the predictions.
 ``fit_causes``
     ``[{table, algorithms, paper_setting, source, cause, evidence: [...]}]``: why an algorithm of
     a table's campaign fits a temporal lengthscale beyond the horizon in more than the limit's
@@ -112,7 +117,15 @@ QUANTITY_NAMES: tuple[str, ...] = (
     "average_regret", "time_integrated_regret", "queries", "dataset_size", "resets",
     "removals", "noise_var", "forgetting_rate", "lookahead", "nstar", "lT_beyond_horizon",
     "fits_at_bound",
+    # read from the queries (tvbo/analysis/reproduction/query_quantities.py)
+    "bowl_share", "bowl_median", "face_share", "beats_warmup", "simple_regret",
+    "cumulative_regret", "true_prior_share",
 )
+
+#: the relations of an ``order`` prediction (``A > B`` is read as ``B < A``, ``A >= B`` as
+#: ``B <= A``) and of a ``bound`` prediction
+ORDER_RELATIONS: tuple[str, ...] = ("<", "<=", ">", ">=", "=")
+BOUND_RELATIONS: tuple[str, ...] = (">", "<")
 
 
 #: a number typed into a cause text: digits not glued to a name (``Hartmann-6``, ``W2`` and
@@ -223,10 +236,13 @@ class Prediction:
     """A measured quantity with the sign or order an explanation predicts, per benchmark.
 
     ``kind`` ``order``: ``quantity(lower) < quantity(higher)`` beyond the s.e. (the report's
-    tie rule: the intervals mean ± 1 s.e. do not overlap). ``towards_paper``: switching the
-    table's column ``lower`` (its algorithm) to the variant ``higher`` moves the quantity towards
-    the paper's cell of ``lower`` by more than the two s.e. together. Evaluated on each of
-    ``benchmarks`` in ``campaign`` and in its held-out replicate.
+    tie rule: the intervals mean ± 1 s.e. do not overlap) with ``relation`` ``<``; ``<=``: not
+    beyond the s.e. above; ``=``: a tie. ``bound``: ``quantity(lower)`` beyond ``bound`` by
+    more than its s.e., above it (``relation`` ``>``) or below (``<``); ``higher`` is
+    ``lower``. ``towards_paper``: switching the table's column ``lower`` (its algorithm) to the
+    variant ``higher`` moves the quantity towards the paper's cell of ``lower`` by more than the
+    two s.e. together. Evaluated on each of ``benchmarks`` in ``campaign`` and in its held-out
+    replicate.
     """
 
     kind: str
@@ -237,6 +253,10 @@ class Prediction:
     campaign: str
     #: the spec's text of the prediction (the report prints it)
     text: str = ""
+    #: order: ``<``, ``<=`` or ``=``; bound: ``>`` or ``<``
+    relation: str = "<"
+    #: the value of a ``bound`` prediction
+    bound: float | None = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +287,9 @@ class Explanation:
     broad: bool = False
     #: its place in the spec (``explanations[i]``), named by every line about it
     where: str = ""
+    #: the id of the seed paper's claim it explains (``table`` is then empty): its ``explains``
+    #: are comparisons of the claim that did not succeed, in tvbo's order on the claim's measure
+    claim: str = ""
 
     def covers(self, table: str, benchmark: str, a: str, b: str) -> bool:
         """Whether the entry's names include the pair (context: it explains only ``explains``).

@@ -8,6 +8,7 @@ section by section, and the objects this module builds are in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,13 @@ import yaml
 
 from tvbo.analysis.published import PAPERS, apply_aliases, paper_table
 from tvbo.analysis.reproduction.spec import (
+    BOUND_RELATIONS,
     CURVE_NAMES,
     EVIDENCE_KINDS,
     EVIDENCE_OPTIONAL,
     MEASURE_AT,
     NUMERAL,
+    ORDER_RELATIONS,
     QUANTITY_NAMES,
     RELATIONS,
     SECTIONS,
@@ -294,16 +297,19 @@ def load_spec(path: str | Path) -> Spec:
             SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper))
         )
     by_table = {t.paper: t for t in tables}
+    claims = tuple(
+        _claim(f"claims[{i}]", entry, campaigns) for i, entry in enumerate(raw.get("claims") or [])
+    )
+    ids = [c.id for c in claims]
+    if len(set(ids)) != len(ids):
+        raise _fail("claims", f"a claim id is used twice: {ids}")
     explanations = [
-        _explanation(f"explanations[{i}]", entry, by_table, campaigns)
+        _explanation(f"explanations[{i}]", entry, by_table, campaigns, claims)
         for i, entry in enumerate(raw.get("explanations") or [])
     ]
     fit_causes = tuple(
         _fit_cause(f"fit_causes[{i}]", entry, by_table, campaigns)
         for i, entry in enumerate(raw.get("fit_causes") or [])
-    )
-    claims = tuple(
-        _claim(f"claims[{i}]", entry, campaigns) for i, entry in enumerate(raw.get("claims") or [])
     )
     return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims,
                 fit_causes, overlay)
@@ -336,23 +342,45 @@ def _split(where: str, text: Any, signs: Sequence[str]) -> tuple[str, str, str]:
     raise _fail(where, f"expected 'A {signs[0]} B', got {text!r}")
 
 
+def _bound_value(where: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise _fail(where, f"expected 'ALGORITHM > NUMBER', got a bound {text!r}") from None
+    if not math.isfinite(value):
+        raise _fail(where, f"expected a finite bound, got {text!r}")
+    return value
+
+
 def _prediction(
     where: str, entry: Any, default_benchmarks: Sequence[str], table_campaign: str,
     table_algorithms: Sequence[str], campaigns: Mapping[str, CampaignSpec],
-) -> Prediction:
+) -> list[Prediction]:
+    """One prediction of an entry (a chained order ``A <= B <= C``: one per link)."""
     entry = _mapping(where, entry)
-    kinds = [k for k in ("order", "towards_paper") if k in entry]
+    kinds = [k for k in ("order", "bound", "towards_paper") if k in entry]
     if len(kinds) != 1:
-        raise _fail(where, f"exactly one of 'order' (A < B) or 'towards_paper' (COLUMN -> "
-                    f"VARIANT), got {kinds or 'neither'}")
+        raise _fail(where, f"exactly one of 'order' (A < B), 'bound' (A > NUMBER) or "
+                    f"'towards_paper' (COLUMN -> VARIANT), got {kinds or 'neither'}")
     kind = kinds[0]
     _keys(where, entry, ("quantity", kind), ("benchmarks", "campaign"))
     quantity = _choice(f"{where}.quantity", entry["quantity"], QUANTITY_NAMES, "quantity")
     campaign = _choice(f"{where}.campaign", entry.get("campaign", table_campaign),
                        list(campaigns), "campaign")
+    relation, bound = "<", None
     if kind == "order":
-        a, sign, b = _split(f"{where}.order", entry["order"], ("<", ">"))
-        lower, higher = (a, b) if sign == "<" else (b, a)
+        links = _chain(f"{where}.order", entry["order"])
+        if len(links) > 1:  # A <= B <= C: one prediction per link, judged together
+            return [p for link in links for p in _prediction(
+                where, {**entry, "order": link}, default_benchmarks, table_campaign,
+                table_algorithms, campaigns)]
+        a, sign, b = _split(f"{where}.order", entry["order"], ORDER_RELATIONS)
+        lower, higher = (b, a) if sign in (">", ">=") else (a, b)
+        relation = {">": "<", ">=": "<="}.get(sign, sign)
+    elif kind == "bound":
+        a, relation, value = _split(f"{where}.bound", entry["bound"], BOUND_RELATIONS)
+        lower = higher = a
+        bound = _bound_value(f"{where}.bound", value)
     else:
         if quantity != "average_regret":
             raise _fail(f"{where}.quantity", f"towards_paper compares with the paper's cell: "
@@ -372,8 +400,19 @@ def _prediction(
             raise _fail(f"{where}.benchmarks", f"no benchmark of the entry "
                         f"{list(default_benchmarks)} is run by {terms[0].campaign!r}")
     text = f"{quantity}: {entry[kind]}"
-    return Prediction(kind, quantity, terms[0], terms[1], tuple(map(str, benchmarks)), campaign,
-                      text)
+    return [Prediction(kind, quantity, terms[0], terms[1], tuple(map(str, benchmarks)), campaign,
+                       text, relation, bound)]
+
+
+def _chain(where: str, text: Any) -> list[str]:
+    """``A < B <= C`` into its links ``A < B``, ``B <= C`` (one link: the text itself)."""
+    if not isinstance(text, str):
+        raise _fail(where, f"expected 'A {ORDER_RELATIONS[0]} B', got {text!r}")
+    words = text.split()
+    if len(words) > 3 and len(words) % 2 == 1 and all(
+            w in ORDER_RELATIONS for w in words[1::2]):
+        return [" ".join(words[i:i + 3]) for i in range(0, len(words) - 2, 2)]
+    return [text]
 
 
 def _direction(
@@ -403,11 +442,17 @@ def _direction(
 
 def _explanation(
     where: str, entry: Any, tables: Mapping[str, TableSpec],
-    campaigns: Mapping[str, CampaignSpec],
+    campaigns: Mapping[str, CampaignSpec], claims: Sequence[Claim] = (),
 ) -> Explanation:
     entry = _mapping(where, entry)
-    _keys(where, entry, ("table", "benchmarks", "algorithms", "cause"),
+    targets = [k for k in ("table", "claim") if k in entry]
+    if len(targets) != 1:
+        raise _fail(where, f"exactly one of 'table' (a published table) or 'claim' (a seed "
+                    f"paper's claim id), got {targets or 'neither'}")
+    _keys(where, entry, (targets[0], "benchmarks", "algorithms", "cause"),
           ("evidence", "focus", "explains", "predictions"))
+    if targets[0] == "claim":
+        return _claim_explanation(where, entry, claims, campaigns)
     table = _choice(f"{where}.table", entry["table"], list(tables), "table")
     benchmarks, algorithms = _paper_names(table, tables[table].aliases)
     broad = entry["benchmarks"] == "all" or entry["algorithms"] == "all"
@@ -436,8 +481,9 @@ def _explanation(
                     "measured quantity with the order it predicts")
     campaign = tables[table].campaign
     predictions = tuple(
-        _prediction(f"{where}.predictions[{i}]", p, chosen_b, campaign, algorithms, campaigns)
-        for i, p in enumerate(raw_predictions)
+        x for i, p in enumerate(raw_predictions)
+        for x in _prediction(f"{where}.predictions[{i}]", p, chosen_b, campaign, algorithms,
+                             campaigns)
     )
     return Explanation(
         table=table, benchmarks=tuple(chosen_b), algorithms=tuple(chosen),
@@ -445,6 +491,53 @@ def _explanation(
         evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
         focus=focus, explains=tuple(explains), predictions=predictions, broad=broad,
         where=where,
+    )
+
+
+def _claim_explanation(
+    where: str, entry: dict[str, Any], claims: Sequence[Claim],
+    campaigns: Mapping[str, CampaignSpec],
+) -> Explanation:
+    """An entry explaining comparisons of a seed paper's claim: it names the claim's benchmarks
+    and algorithms (never ``all``), each pair a claimed algorithm and one of its baselines."""
+    by_id = {c.id: c for c in claims}
+    claim = by_id[_choice(f"{where}.claim", entry["claim"], list(by_id), "claim id")]
+    if "focus" in entry:
+        raise _fail(f"{where}.focus", "a claim's entry names its pairs in 'explains'; focus is "
+                    "for a table's entries")
+    names = [*claim.algorithms, *claim.baselines]
+    chosen_b = _names(f"{where}.benchmarks", entry["benchmarks"], claim.benchmarks, "benchmark")
+    chosen = _names(f"{where}.algorithms", entry["algorithms"], names, "algorithm")
+    raw_explains = entry.get("explains") or []
+    if not isinstance(raw_explains, list) or not raw_explains:
+        raise _fail(f"{where}.explains", f"a claim's entry names the comparisons it explains "
+                    f"('[BENCHMARK:] A < B'), got {raw_explains!r}")
+    explains: list[Direction] = []
+    for i, text in enumerate(raw_explains):
+        found = _direction(f"{where}.explains[{i}]", text, claim.benchmarks, names, chosen_b,
+                           chosen, ())
+        for d in found:
+            if (d.lower in claim.algorithms) == (d.higher in claim.algorithms):
+                raise _fail(f"{where}.explains[{i}]", f"a direction on a pair the claim does "
+                            f"not compare: {d.lower!r} and {d.higher!r} are not a claimed "
+                            f"algorithm {list(claim.algorithms)} and a baseline "
+                            f"{list(claim.baselines)}")
+        explains += found
+    raw_predictions = entry.get("predictions") or []
+    if not isinstance(raw_predictions, list) or not raw_predictions:
+        raise _fail(f"{where}.predictions", "an entry that explains pairs names at least one "
+                    "measured quantity with the order it predicts")
+    campaign = campaigns[claim.campaign]
+    predictions = tuple(
+        x for i, p in enumerate(raw_predictions)
+        for x in _prediction(f"{where}.predictions[{i}]", p, chosen_b, claim.campaign,
+                             campaign.algorithms, campaigns)
+    )
+    return Explanation(
+        table="", benchmarks=chosen_b, algorithms=chosen,
+        cause=_no_numerals(f"{where}.cause", _text(f"{where}.cause", entry["cause"])),
+        evidence=_evidence_list(f"{where}.evidence", entry.get("evidence"), campaigns),
+        explains=tuple(explains), predictions=predictions, where=where, claim=claim.id,
     )
 
 
