@@ -166,7 +166,7 @@ def test_bad_input():
         minimize_lbfgsb(fun, np.zeros(2), maxls=0)
     with pytest.raises(ValueError, match="one-dimensional"):
         minimize_lbfgsb(fun, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="bounds do not match"):
+    with pytest.raises(ValueError, match="do not match x0 of length 2"):
         minimize_lbfgsb(fun, np.zeros(2), np.zeros(3), np.ones(3))
 
 

@@ -154,20 +154,27 @@ def minimize_lbfgsb(
     if x0.dtype.kind in "iu":
         x0 = x0.astype(float)
     n = x0.shape[0]
-    try:
-        lb = np.broadcast_to(np.asarray(lower, dtype=float), (n,))
-        ub = np.broadcast_to(np.asarray(upper, dtype=float), (n,))
-    except ValueError as exc:
-        raise ValueError(f"bounds do not match x0 of length {n}") from exc
-    if np.any(ub < lb):
+    lb, ub = _box(lower, n), _box(upper, n)
+    if (ub < lb).any():
         raise ValueError("An upper bound is less than the corresponding lower bound.")
     if not maxls > 0:
         raise ValueError("maxls must be positive.")
     options = {"maxcor": maxcor, "ftol": ftol, "gtol": gtol, "maxfun": maxfun,
                "maxiter": maxiter, "maxls": maxls}
-    if not LEAN or x0.dtype != np.float64 or np.all(lb == ub):
+    if not LEAN or x0.dtype != np.float64 or (lb == ub).all():
         return _with_minimize(fun, x0, lb, ub, options)
     return _drive(fun, x0, lb, ub, options)
+
+
+def _box(bound: Any, n: int) -> np.ndarray:
+    """One side of the box as a float array of length ``n`` (a scalar applies to all)."""
+    side = np.asarray(bound, dtype=float)
+    if side.shape == (n,):
+        return side
+    try:
+        return np.broadcast_to(side, (n,))
+    except ValueError as exc:
+        raise ValueError(f"bounds of shape {side.shape} do not match x0 of length {n}") from exc
 
 
 def _with_minimize(fun: Objective, x0: np.ndarray, lb: np.ndarray, ub: np.ndarray,
@@ -201,7 +208,7 @@ def _drive(fun: Objective, x0: np.ndarray, lb: np.ndarray, ub: np.ndarray,
     """The ``setulb`` reverse-communication loop (see the module docstring for what is kept)."""
     lb = np.where(lb > -np.inf, lb, -np.inf)  # a NaN bound is no bound, as in minimize
     ub = np.where(ub < np.inf, ub, np.inf)
-    if np.any(lb > ub):
+    if (lb > ub).any():
         raise ValueError("LBFGSB - one of the lower bounds is greater than an upper bound.")
     m, maxfun, maxiter = options["maxcor"], options["maxfun"], options["maxiter"]
     factr, pgtol = options["ftol"] / _EPS, options["gtol"]
@@ -230,7 +237,7 @@ def _drive(fun: Objective, x0: np.ndarray, lb: np.ndarray, ub: np.ndarray,
                maxls, ln_task)
         step = task[0]
         if step == _FG:
-            if not np.array_equal(x, evaluated):
+            if not (x == evaluated).all():  # = np.array_equal: a NaN never matches
                 evaluated = x.copy()
                 f_last, g_last = _evaluate(fun, evaluated)
                 nfev += 1
