@@ -19,6 +19,7 @@ from scipy.optimize import minimize
 
 import tvbo.lbfgsb as lbfgsb
 from tvbo.acquisition import AcquisitionOptimizer, ucb
+from tvbo.benchmarks.oracle import polish
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import HyperparameterBounds, Hyperparameters, SeparableKernel
@@ -269,3 +270,22 @@ def test_interface_check(monkeypatch):
     monkeypatch.delenv(lbfgsb.ENV)
     monkeypatch.setattr(scipy, "__version__", "1.18.0")
     assert "not a verified release" in lbfgsb._check_interface()
+
+
+def test_oracle_polish_is_bit_identical(monkeypatch):
+    """The f* oracle's batched polish (tvbo.benchmarks.oracle), with and without gradients."""
+    def fun(X):
+        return np.sin(7.0 * X).sum(axis=1) - ((X - 0.3) ** 2).sum(axis=1)
+
+    def grad(X):
+        return 7.0 * np.cos(7.0 * X) - 2.0 * (X - 0.3)
+
+    X0 = np.random.default_rng(5).uniform(size=(13, 3))
+    outcomes = []
+    for lean in (True, False):
+        monkeypatch.setattr(lbfgsb, "LEAN", lean)
+        calls = Logged(fun)
+        X, F = polish(calls, grad, X0)
+        X2, F2 = polish(fun, None, X0)  # finite-difference gradients
+        outcomes.append((X.tobytes(), F.tobytes(), calls.points, X2.tobytes(), F2.tobytes()))
+    assert outcomes[0] == outcomes[1]
