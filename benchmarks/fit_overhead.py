@@ -9,7 +9,8 @@ Measures thread CPU time (less disturbed than wall time on a busy machine), min 
   whole ``lbfgs`` fit (tvbo's own, cold start) at n = 30.
 
 and each fast form of tvbo/gp against its reference form (``--compare``), the gain its
-docstring names:
+docstring names (and, with ``--lbfgs``, the ``lbfgs`` fit at n = 30 with scipy's ``minimize``
+against the lean L-BFGS-B driver of tvbo.lbfgsb, same fit bit for bit):
 
 * LML: ``LMLObjective.lml_and_grad`` (buffers, LAPACK in place) against
   ``lml_and_grad_reference`` (the formulas on fresh arrays), n = 10, 40, 160, 512;
@@ -27,6 +28,7 @@ import time
 
 import numpy as np
 
+import tvbo.lbfgsb as lbfgsb
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import Correlation, Hyperparameters, SeparableKernel
@@ -94,13 +96,29 @@ def compare(repeats: int) -> None:
               f"{1e6 * ref:7.1f} us ({100 * (1 - fast / ref):5.1f}% less)")
 
 
+def lbfgs_driver(repeats: int) -> None:
+    """The ``lbfgs`` fit at n = 30 through scipy's ``minimize`` and through the lean driver."""
+    times = {}
+    for lean in (False, True):
+        lbfgsb.LEAN = lean
+        times[lean] = time_fit("lbfgs", 30, repeats)
+    lbfgsb.LEAN = lbfgsb.FALLBACK_REASON is None
+    print(f"fit lbfgs n=30: minimize {1e3 * times[False]:6.2f} ms, lean driver "
+          f"{1e3 * times[True]:6.2f} ms ({100 * (1 - times[True] / times[False]):4.1f}% less)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40, 80, 160])
     parser.add_argument("--compare", action="store_true",
                         help="time each fast form against its reference form instead")
+    parser.add_argument("--lbfgs", action="store_true",
+                        help="time the lbfgs fit with scipy's minimize and the lean driver")
     args = parser.parse_args()
+    if args.lbfgs:
+        lbfgs_driver(args.repeats)
+        return
     if args.compare:
         compare(args.repeats)
         return

@@ -61,6 +61,7 @@ CLEAN: dict[str, str] = {
             os.environ["X"] = "1"
     """,
     "qmc.py": "",
+    "lbfgsb.py": "",
     "registry.py": "import importlib",
     "search_space.py": "",
     "gp/__init__.py": "from tvbo.work import THREADS",

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
+from tvbo.lbfgsb import minimize_lbfgsb
 from tvbo.qmc import sobol
 from tvbo.work import WorkCounter
 
@@ -87,14 +87,9 @@ class AcquisitionOptimizer:
             # np.add.reduce is what np.sum(v) runs, without its Python dispatch layers
             return -float(np.add.reduce(v, axis=None)), -np.asarray(g, float).ravel()
 
-        result = minimize(
-            objective,
-            starts.ravel(),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * (k * d),
-            options={"maxiter": self.maxiter},
-        )
+        # = scipy's minimize(L-BFGS-B, bounds=[(0, 1)] * (k * d)) bit for bit, without the
+        # per-call overhead of its wrapper (tvbo.lbfgsb)
+        result = minimize_lbfgsb(objective, starts.ravel(), 0.0, 1.0, maxiter=self.maxiter)
         finals = np.clip(result.x.reshape(k, d), 0.0, 1.0)
         final_values, _ = acquisition(finals, False)
         i = int(np.argmax(final_values))

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit_modes import FitMode, resolve_fit_mode
@@ -33,6 +32,7 @@ from tvbo.gp.lml import (
     LogNormalPrior,
     parameter_names,
 )
+from tvbo.lbfgsb import LbfgsbResult, minimize_lbfgsb
 
 __all__ = [
     "AT_BOUND_TOLERANCE",
@@ -263,17 +263,12 @@ def fit_hyperparameters(
                 return 1e300, np.zeros_like(theta)
             return -lml, -grad
 
-        runs = []
-        for theta0 in starts:
-            res = minimize(
-                negative,
-                theta0,
-                jac=True,
-                method="L-BFGS-B",
-                bounds=log_bounds,
-                options={"maxiter": max_iter, "maxfun": 3 * max_iter, "ftol": FTOL, "gtol": GTOL},
-            )
-            runs.append(res)
+        def local_fit(theta0: np.ndarray) -> LbfgsbResult:
+            # = scipy's minimize(L-BFGS-B) bit for bit, without its per-call overhead
+            return minimize_lbfgsb(negative, theta0, lo, hi, maxiter=max_iter,
+                                   maxfun=3 * max_iter, ftol=FTOL, gtol=GTOL)
+
+        runs = [local_fit(theta0) for theta0 in starts]
         if escape_bounds and objective.best_theta is not None:
             names = parameter_names(gp.kernel, fit_noise)
             theta = np.clip(objective.best_theta, lo, hi)
@@ -287,21 +282,7 @@ def fit_hyperparameters(
             if pinned:
                 escape = theta.copy()
                 escape[pinned] = 0.5 * (lo[pinned] + hi[pinned])
-                runs.append(
-                    minimize(
-                        negative,
-                        escape,
-                        jac=True,
-                        method="L-BFGS-B",
-                        bounds=log_bounds,
-                        options={
-                            "maxiter": max_iter,
-                            "maxfun": 3 * max_iter,
-                            "ftol": FTOL,
-                            "gtol": GTOL,
-                        },
-                    )
-                )
+                runs.append(local_fit(escape))
         gp.jitter_events += objective.jitter_events
         if objective.best_theta is None:
             failed = FitResult(

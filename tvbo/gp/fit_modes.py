@@ -54,13 +54,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from tvbo.gp.adam import adam_minimize
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters
 from tvbo.gp.linalg import JitterError
 from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
+from tvbo.lbfgsb import bounds_from_pairs, minimize_lbfgsb
 
 __all__ = [
     "FIT_MODES",
@@ -388,9 +388,8 @@ class FitMode:
                     bounds.append((None, None))
                 z0 = np.array([max(v, lo) if lo is not None else v
                                for v, (lo, _) in zip(z0, bounds, strict=True)])
-                res = minimize(lambda v: _negate(raw(v), finite=True), z0, jac=True,
-                               method="L-BFGS-B", bounds=bounds,
-                               options={"maxiter": self.maxiter})
+                res = minimize_lbfgsb(lambda v: _negate(raw(v), finite=True), z0,
+                                      *bounds_from_pairs(bounds), maxiter=self.maxiter)
                 z, evals, success = np.asarray(res.x, float), int(res.nfev), bool(res.success)
                 value = -float(res.fun)
                 message = f"L-BFGS-B (raw parameters): {res.message}"

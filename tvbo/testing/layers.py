@@ -92,6 +92,9 @@ UNITS: dict[str, tuple[str, ...]] = {
     "lazy": ("tvbo._lazy",),
     # low-discrepancy point sets: pure numpy, used by optimisers, oracles and priors
     "qmc": ("tvbo.qmc",),
+    # the lean L-BFGS-B driver (scipy's compiled routine without minimize's wrapper): used by
+    # the GP fits and the acquisition optimiser
+    "lbfgsb": ("tvbo.lbfgsb",),
     # the static catalogue of names: imports nothing from tvbo (it resolves "module:attr"
     # strings lazily) but its generated tables (tvbo._catalogue), so every layer may read it
     "registry": ("tvbo.registry", "tvbo._catalogue"),
@@ -149,9 +152,10 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "blas_kernel": (),  # standard library only; runs before numpy is imported
     "lazy": (),  # standard library only; the root package loads it before numpy
     "qmc": (),  # a leaf utility
+    "lbfgsb": (),  # a leaf utility (numpy and scipy only)
     "registry": (),  # a static table; must stay import-free so every layer may read it
     "search_space": (),  # a leaf utility
-    "gp": ("work",),  # the GP counts its own work
+    "gp": ("work", "lbfgsb"),  # the GP counts its own work; its fits run L-BFGS-B
     "models": ("gp",),  # the protocols describe the GP implementations
     "acquisition": ("models", "qmc"),  # acquisitions are functions of a model's posterior
     # compose models and acquisitions

@@ -37,11 +37,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 from tvbo.acquisition import finite
 from tvbo.acquisition.beta import beta_rule
 from tvbo.acquisition.optimize import AcquisitionOptimizer, BatchedAcquisition
+from tvbo.lbfgsb import minimize_lbfgsb
 from tvbo.models.protocol import HasKernelDensity
 
 __all__ = [
@@ -181,14 +181,9 @@ class ScreenAndPolish:
             val, g = acquisition(flat.reshape(k, d), True)
             return -float(val.sum()), -g.ravel()
 
-        res = minimize(
-            objective,
-            starts.ravel(),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * (k * d),
-            options={"maxiter": self.maxiter, "ftol": 1e-10, "gtol": 1e-8},
-        )
+        # = scipy's minimize(L-BFGS-B, bounds=[(0, 1)] * (k * d)) bit for bit (tvbo.lbfgsb)
+        res = minimize_lbfgsb(objective, starts.ravel(), 0.0, 1.0, maxiter=self.maxiter,
+                              ftol=1e-10, gtol=1e-8)
         allx = np.vstack([cand[order[:1]], np.clip(res.x.reshape(k, d), 0.0, 1.0)])
         vals, _ = acquisition(allx, False)
         return allx[int(np.argmax(vals))].copy()
