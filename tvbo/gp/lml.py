@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tvbo import jit
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import (
     HyperparameterBounds,
@@ -191,6 +192,10 @@ class LMLObjective:
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
         self.best_lml = -math.inf
+        #: the compiled form's workspace (tvbo.gp.compiled), made on the first compiled call
+        self._compiled = None
+        #: whether lml_and_grad runs compiled: None until its first call decides (tvbo.jit)
+        self._use_compiled: bool | None = None
 
     @classmethod
     def of_gp(cls, gp: ExactGP, *, fit_noise: bool = True, noise_var: float | None = None,
@@ -352,6 +357,17 @@ class LMLObjective:
         ``gp_step.py``: the fit is half of a W-DBO/BOLT iteration at n = 512), where the
         reference would cost up to twice as much.
         """
+        if self._use_compiled is None:
+            self._use_compiled = compiled_applies(self)
+        if self._use_compiled:
+            from tvbo.gp import compiled  # lazy: imports numba; loaded once compiled_applies
+
+            totals = compiled.counter_totals(self.work)
+            if totals is not None:
+                result = compiled.lml_and_grad(self, compiled.workspace(self), sv, ls, lt, nv,
+                                               totals)
+                compiled.store_totals(self.work, totals)
+                return result
         n = self.n
         work = self.work
         # one call / n^2 kernel entries / the Cholesky's flops, added in this order as three
@@ -433,6 +449,26 @@ class LMLObjective:
         if self.fit_noise:
             grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
         return lml, grad
+
+
+def compiled_applies(objective: LMLObjective) -> bool:
+    """Whether ``objective`` evaluates in compiled form (:mod:`tvbo.gp.compiled`): the switch
+    :mod:`tvbo.jit` is on, n is small and the kernel's correlations are built-in ones.
+
+    ``TVBO_JIT=1`` where the compiled form cannot bind its routines is an error naming why;
+    with ``TVBO_JIT`` unset the plain form runs instead.
+    """
+    if not jit.enabled():
+        return False
+    from tvbo.gp import compiled  # lazy: imports numba, which only a fit with the JIT on needs
+
+    if not compiled.ready():
+        if jit.requested():
+            raise jit.JitConfigError(f"{jit.ENV}=1, but the compiled fit cannot run here: "
+                                     f"{compiled.unavailable_reason()}")
+        return False
+    return (1 <= objective.n <= compiled.MAX_N
+            and compiled.kernel_codes(objective.kernel) is not None)
 
 
 def log_marginal_likelihood_and_grad(
