@@ -342,11 +342,12 @@ class LMLObjective:
         The fast form of :meth:`lml_and_grad_reference` (the formulas as they read), and ONE
         function, so that a compiler (numba) can take it whole: with ``TVBO_JIT`` on and n up to
         :data:`tvbo.gp.compiled.MAX_N`, the call is handed to its compiled twin
-        (:func:`tvbo.gp.compiled.lml_and_grad`, the same bits; :func:`compiled_applies`). It
-        inlines the first attempt of ``cholesky_with_jitter``, builds no objects and writes
-        every n x n intermediate into buffers allocated once per objective
-        (:meth:`_workspace`; factor and inverse overwrite Delta's copy in place). Every floating-point operation is the reference's, in the same
-        order: tests/gp/test_fit_speed.py checks results, work and jitter counts bit for bit.
+        (:func:`tvbo.gp.compiled.lml_and_grad`, the same bits; :func:`compiled_applies`). It inlines
+        the first attempt of ``cholesky_with_jitter``, builds no objects and writes every n x n
+        intermediate into buffers allocated once per objective (:meth:`_workspace`; factor and
+        inverse overwrite Delta's copy in place). Every floating-point operation is the reference's,
+        in the same order: tests/gp/test_fit_speed.py checks results, work and jitter counts bit for
+        bit.
 
         Measured gain (``python benchmarks/fit_overhead.py --compare``, this 2-core box, one
         BLAS thread, thread CPU time, best of 3): 27% less per evaluation at n = 10 and 40
