@@ -706,5 +706,7 @@ def workspace(objective: object) -> Workspace:
     first use and kept on it."""
     ws = objective._compiled
     if ws is None:
+        if not ready():
+            raise RuntimeError(f"the compiled fit cannot run here: {unavailable_reason()}")
         ws = objective._compiled = Workspace(objective, kernel_codes(objective.kernel))
     return ws
