@@ -29,6 +29,7 @@ other for these names.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -361,7 +362,7 @@ class LMLObjective:
         reference would cost up to twice as much.
         """
         if self._use_compiled is None:
-            self._use_compiled = compiled_applies(self)
+            self._use_compiled = compiled_applies(self, load=False)
         if self._use_compiled:
             from tvbo.gp import compiled  # lazy: imports numba; loaded once compiled_applies
 
@@ -454,13 +455,17 @@ class LMLObjective:
         return lml, grad
 
 
-def compiled_applies(objective: LMLObjective) -> bool:
+def compiled_applies(objective: LMLObjective, *, load: bool = True) -> bool:
     """Whether ``objective`` evaluates in compiled form (:mod:`tvbo.gp.compiled`): the switch
     :mod:`tvbo.jit` is on, n is small and the kernel's correlations are built-in ones.
 
-    ``TVBO_JIT=1`` where the compiled form cannot bind its routines is an error naming why;
-    with ``TVBO_JIT`` unset the plain form runs instead.
+    ``load=False`` (an L-BFGS-B fit's objective): only when the compiled module is already
+    loaded in this process or ``TVBO_JIT=1``, since loading numba for it alone costs more
+    than it saves (:mod:`tvbo.jit`). ``TVBO_JIT=1`` where the compiled form cannot bind its
+    routines is an error naming why; with ``TVBO_JIT`` unset the plain form runs instead.
     """
+    if not load and not jit.requested() and "tvbo.gp.compiled" not in sys.modules:
+        return False
     if not jit.enabled():
         return False
     from tvbo.gp import compiled  # lazy: imports numba, which only a fit with the JIT on needs
