@@ -493,10 +493,10 @@ class Workspace:
 
     def __init__(self, objective: object, codes: tuple[int, int]) -> None:
         n = objective.n
-        self.Ds = np.ascontiguousarray(objective.Ds, dtype=float).reshape(-1)
+        # writable contiguous copies (made once): one compiled signature whatever the caller had
+        self.Ds = np.array(objective.Ds, dtype=float).reshape(-1)
         Dt = objective.Dt
-        self.Dt = (np.empty(0) if Dt is None
-                   else np.ascontiguousarray(Dt, dtype=float).reshape(-1))
+        self.Dt = np.empty(0) if Dt is None else np.array(Dt, dtype=float).reshape(-1)
         self.kinds = np.array(codes, dtype=np.intp)
         self.W = np.empty((11, n * n))
         self.V = np.empty((4, max(n, 1)))
@@ -507,6 +507,7 @@ class Workspace:
         self.consts = np.array([objective._chol_flops, objective._grad_flops,
                                 objective._half_n_log_2pi])
         self.out = np.zeros(8)
+        self.y = np.empty(n)
 
 
 def lml_and_grad(objective: object, ws: Workspace, sv: float, ls: float, lt: float | None,
@@ -514,9 +515,13 @@ def lml_and_grad(objective: object, ws: Workspace, sv: float, ls: float, lt: flo
     """:meth:`tvbo.gp.lml.LMLObjective.lml_and_grad` compiled: same returns and side effects
     (``alpha``, ``n_evals``, ``jitter_events``; ``totals`` advanced, the caller stores them)."""
     out = ws.out
-    _lml_and_grad(ws.Ds, ws.Dt, ws.kinds, objective.y, sv, ls, 0.0 if lt is None else lt, nv,
-                  objective.fit_noise, ws.W, ws.V, ws.ints, ws.call, ws.data, ws.consts,
-                  totals, out)
+    # y copied into a writable buffer and the scalars made Python floats/bools: one compiled
+    # signature, so one entry in numba's cache (a read-only y would compile another)
+    y = ws.y
+    np.copyto(y, objective.y)
+    _lml_and_grad(ws.Ds, ws.Dt, ws.kinds, y, float(sv), float(ls),
+                  0.0 if lt is None else float(lt), float(nv), bool(objective.fit_noise),
+                  ws.W, ws.V, ws.ints, ws.call, ws.data, ws.consts, totals, out)
     objective.n_evals += 1
     objective.jitter_events += int(out[2])
     if out[0] != 0.0:
@@ -674,7 +679,7 @@ def adam_fit(raw: object, z0: np.ndarray, *, lr: float, steps: int, betas: tuple
     chi = np.array([float(s.constraint.upper) for s in specs])
     unit = np.array([float(s.unit) for s in specs])
     z = np.array(z0, float)
-    y0 = np.ascontiguousarray(raw.y, dtype=float)
+    y0 = np.array(raw.y, dtype=float)  # a writable copy: one compiled signature
     yw = y0.copy() if not raw.learn_mean else np.empty_like(y0)
     best_z = np.empty_like(z)
     best_theta = np.empty(p)
