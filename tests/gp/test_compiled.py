@@ -79,7 +79,8 @@ def _pair(kernel, X, T, y, fit_noise):
 @pytest.mark.parametrize("time", [*CORRELATIONS, None])
 def test_lml_and_grad_equals_the_plain_form_bit_for_bit(space, time):
     kernel = SeparableKernel(space, time)
-    rng = np.random.default_rng(hash((space, time)) % 2**32)
+    kinds = [*CORRELATIONS, None]
+    rng = np.random.default_rng(10 * kinds.index(space) + kinds.index(time))  # deterministic
     seen_jitter = seen_failure = False
     sizes = [1, 2, 3, 7, 8, 9, 16, 17, 31, 40, 64, int(rng.integers(1, 65))]
     for trial, n in enumerate(sizes):
