@@ -17,18 +17,31 @@ against the lean L-BFGS-B driver of tvbo.lbfgsb, same fit bit for bit):
 * Matérn: ``lml_and_grad`` with the correlations' ``value_and_d_dr_into`` (in place, buffers)
   and with the reference ``value_and_d_dr`` copied into the buffers (``Correlation``'s own).
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/fit_overhead.py [--repeats 3]
+and the compiled forms (``tvbo.gp.compiled``, numba) against the plain numpy ones (``--jit``):
+
+* microseconds per whole fit, ``gpytorch-adam`` (150 steps) and ``lbfgs``, at n = 10, 30, 60,
+  120, with ``TVBO_JIT`` on and off (the same process; each fit decides when it starts);
+* the first fit's cost in a fresh process (import, symbol binding, compilation or loading
+  from numba's on-disk cache), with a cold cache (an empty ``NUMBA_CACHE_DIR``) and then warm,
+  against a fresh process with ``TVBO_JIT=0``.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/fit_overhead.py [--repeats 3] [--compare | --jit]
 Compare two checkouts by running it with PYTHONPATH set to each, back to back.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
 
 import tvbo.lbfgsb as lbfgsb
+from tvbo import jit
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.fit import fit_hyperparameters
 from tvbo.gp.kernels import Correlation, Hyperparameters, SeparableKernel
@@ -107,6 +120,38 @@ def lbfgs_driver(repeats: int) -> None:
           f"{1e3 * times[True]:6.2f} ms ({100 * (1 - times[True] / times[False]):4.1f}% less)")
 
 
+def _switch(on: bool) -> None:
+    os.environ[jit.ENV] = "1" if on else "0"
+    jit.reset()
+
+
+def compare_jit(repeats: int) -> None:
+    """Whole fits compiled against plain, and the first fit's cost in a fresh process."""
+    for mode in ("gpytorch-adam", "lbfgs"):
+        for n in (10, 30, 60, 120):
+            _switch(True)
+            fast = time_fit(mode, n, repeats)
+            _switch(False)
+            plain = time_fit(mode, n, repeats)
+            print(f"fit {mode:14s} n={n:3d}: compiled {1e6 * fast:9.1f} us, plain "
+                  f"{1e6 * plain:9.1f} us ({plain / fast:5.1f}x)")
+    os.environ.pop(jit.ENV, None)
+    jit.reset()
+    code = ("import time; t0 = time.perf_counter(); import tvbo; "
+            "from benchmarks.fit_overhead import _gp; "
+            "from tvbo.gp.fit import fit_hyperparameters; gp = _gp(30); "
+            "t1 = time.perf_counter(); fit_hyperparameters(gp, mode='gpytorch-adam'); "
+            "fit_hyperparameters(gp); print(time.perf_counter() - t1, t1 - t0)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as cache:
+        for label, value in (("cold cache", "1"), ("warm cache", "1"), ("TVBO_JIT=0", "0")):
+            env = {**os.environ, jit.ENV: value, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": root}
+            out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=True,
+                                 capture_output=True, text=True).stdout.split()
+            print(f"first gpytorch-adam + lbfgs fit at n=30 in a fresh process, {label:10s}: "
+                  f"{float(out[0]):7.3f} s (imports before it {float(out[1]):.3f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -115,9 +160,14 @@ def main() -> None:
                         help="time each fast form against its reference form instead")
     parser.add_argument("--lbfgs", action="store_true",
                         help="time the lbfgs fit with scipy's minimize and the lean driver")
+    parser.add_argument("--jit", action="store_true",
+                        help="time the compiled fits against the plain ones, and compile cost")
     args = parser.parse_args()
     if args.lbfgs:
         lbfgs_driver(args.repeats)
+        return
+    if args.jit:
+        compare_jit(args.repeats)
         return
     if args.compare:
         compare(args.repeats)

@@ -21,7 +21,8 @@ from tvbo import registry
 REPO = Path(__file__).resolve().parents[1]
 
 #: third-party packages that a listing or help must not import
-HEAVY = ("numpy", "scipy", "xarray", "pandas", "matplotlib", "seaborn", "simpy", "yaml", "netCDF4")
+HEAVY = ("numpy", "scipy", "xarray", "pandas", "matplotlib", "seaborn", "simpy", "yaml", "netCDF4",
+         "numba", "llvmlite")
 
 
 def _python(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> dict:

@@ -94,6 +94,16 @@ class WorkCounter:
                 raise _unknown_kind(kind)
             counts[kind] += float(amount)
 
+    def phase_counts(self) -> dict[str, float]:
+        """The current phase's accumulator itself (kind -> total; a missing kind reads 0.0).
+
+        For compiled hot loops (:mod:`tvbo.gp.compiled`) that continue the sums in machine code
+        and store them back: the same additions in the same order as :meth:`add` calls, so
+        every total is the same float. Not a copy: writing to it reports work.
+        """
+        stack = self._stack
+        return self._counts[stack[-1] if stack else self.default_phase]
+
     # one kind each, :meth:`add` inlined (a valid kind needs no check); the same sum as add()
     def flops(self, amount: float) -> None:
         stack = self._stack

@@ -3,8 +3,10 @@
 ``steps`` iterations of torch's Adam (no weight decay, not AMSGrad) on any
 ``fun(z) -> (loss, grad)``, written as the update rule reads; the ``gpytorch-adam`` fit mode
 (:mod:`tvbo.gp.fit_modes`, the W-DBO public code's fit) runs it on
-:class:`tvbo.gp.fit_modes.RawObjective`. One function holding the whole loop, so that a compiler
-(numba) can take it whole.
+:class:`tvbo.gp.fit_modes.RawObjective`. One function holding the whole loop, the reference
+form: with ``TVBO_JIT`` on, the ``gpytorch-adam`` fit runs its compiled twin instead
+(:func:`tvbo.gp.compiled.adam_fit`: this loop and the raw objective in one numba call, the
+same bits; ``python benchmarks/fit_overhead.py --jit`` times both).
 
 No fast form, measured: a fused loop on Python floats (``adam_softplus_lml``, until this
 module) made a 150-step ``gpytorch-adam`` fit 23-36% cheaper (n = 60 / 10;

@@ -55,11 +55,17 @@ from typing import Any
 
 import numpy as np
 
-from tvbo.gp.adam import adam_minimize
+from tvbo.gp.adam import ADAM_BETAS, ADAM_EPS, adam_minimize
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import Hyperparameters
 from tvbo.gp.linalg import JitterError
-from tvbo.gp.lml import HYPERPARAMETERS, FitResult, LMLObjective, parameter_names
+from tvbo.gp.lml import (
+    HYPERPARAMETERS,
+    FitResult,
+    LMLObjective,
+    compiled_applies,
+    parameter_names,
+)
 from tvbo.lbfgsb import bounds_from_pairs, minimize_lbfgsb
 
 __all__ = [
@@ -377,9 +383,7 @@ class FitMode:
             raw = RawObjective(objective, specs, learn_mean=self.learn_mean, per_n=self.per_n)
             z0 = raw.start(start if self.warm_start else None)
             if self.optimizer == "adam":
-                z, last, evals, message = adam_minimize(
-                    lambda v: _negate(raw(v)), z0, lr=self.lr, steps=self.steps
-                )
+                z, last, evals, message = _adam(raw, z0, self.lr, self.steps)
                 success = math.isfinite(last)
                 value = -last
             else:
@@ -432,6 +436,23 @@ class FitMode:
             lengthscale_time=float(values["lengthscale_time"]) if has_time else None,
             noise_var=float(values["noise_var"]),
         )
+
+
+def _adam(raw: RawObjective, z0: np.ndarray, lr: float, steps: int
+          ) -> tuple[np.ndarray, float, int, str]:
+    """Adam on ``-raw``: the whole loop compiled (:func:`tvbo.gp.compiled.adam_fit`, the same
+    bits) when the objective evaluates compiled and the mode is one it covers, else
+    :func:`~tvbo.gp.adam.adam_minimize` on the plain objective."""
+    objective = raw.objective
+    if objective._use_compiled is None:
+        objective._use_compiled = compiled_applies(objective)
+    if objective._use_compiled:
+        from tvbo.gp import compiled  # lazy: imports numba; compiled_applies loaded it already
+
+        result = compiled.adam_fit(raw, z0, lr=lr, steps=steps, betas=ADAM_BETAS, eps=ADAM_EPS)
+        if result is not None:
+            return result
+    return adam_minimize(lambda v: _negate(raw(v)), z0, lr=lr, steps=steps)
 
 
 def _negate(pair: tuple[float, np.ndarray], finite: bool = False) -> tuple[float, np.ndarray]:

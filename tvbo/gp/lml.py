@@ -29,10 +29,12 @@ other for these names.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
+from tvbo import jit
 from tvbo.gp.exact import ExactGP
 from tvbo.gp.kernels import (
     HyperparameterBounds,
@@ -191,6 +193,10 @@ class LMLObjective:
         self.jitter_events = 0
         self.best_theta: np.ndarray | None = None
         self.best_lml = -math.inf
+        #: the compiled form's workspace (tvbo.gp.compiled), made on the first compiled call
+        self._compiled = None
+        #: whether lml_and_grad runs compiled: None until its first call decides (tvbo.jit)
+        self._use_compiled: bool | None = None
 
     @classmethod
     def of_gp(cls, gp: ExactGP, *, fit_noise: bool = True, noise_var: float | None = None,
@@ -335,11 +341,14 @@ class LMLObjective:
         of :attr:`names`; ``None`` with LML ``-inf`` when the factorisation fails); no prior.
 
         The fast form of :meth:`lml_and_grad_reference` (the formulas as they read), and ONE
-        function, so that a compiler (numba) can take it whole. It inlines the first attempt of
-        ``cholesky_with_jitter``, builds no objects and writes every n x n intermediate into
-        buffers allocated once per objective (:meth:`_workspace`; factor and inverse overwrite
-        Delta's copy in place). Every floating-point operation is the reference's, in the same
-        order: tests/gp/test_fit_speed.py checks results, work and jitter counts bit for bit.
+        function, so that a compiler (numba) can take it whole: with ``TVBO_JIT`` on and n up to
+        :data:`tvbo.gp.compiled.MAX_N`, the call is handed to its compiled twin
+        (:func:`tvbo.gp.compiled.lml_and_grad`, the same bits; :func:`compiled_applies`). It inlines
+        the first attempt of ``cholesky_with_jitter``, builds no objects and writes every n x n
+        intermediate into buffers allocated once per objective (:meth:`_workspace`; factor and
+        inverse overwrite Delta's copy in place). Every floating-point operation is the reference's,
+        in the same order: tests/gp/test_fit_speed.py checks results, work and jitter counts bit for
+        bit.
 
         Measured gain (``python benchmarks/fit_overhead.py --compare``, this 2-core box, one
         BLAS thread, thread CPU time, best of 3): 27% less per evaluation at n = 10 and 40
@@ -352,6 +361,17 @@ class LMLObjective:
         ``gp_step.py``: the fit is half of a W-DBO/BOLT iteration at n = 512), where the
         reference would cost up to twice as much.
         """
+        if self._use_compiled is None:
+            self._use_compiled = compiled_applies(self, load=False)
+        if self._use_compiled:
+            from tvbo.gp import compiled  # lazy: imports numba; loaded once compiled_applies
+
+            totals = compiled.counter_totals(self.work)
+            if totals is not None:
+                result = compiled.lml_and_grad(self, compiled.workspace(self), sv, ls, lt, nv,
+                                               totals)
+                compiled.store_totals(self.work, totals)
+                return result
         n = self.n
         work = self.work
         # one call / n^2 kernel entries / the Cholesky's flops, added in this order as three
@@ -433,6 +453,30 @@ class LMLObjective:
         if self.fit_noise:
             grad.append(0.5 * nv * (float(alpha @ alpha) - tr_p))
         return lml, grad
+
+
+def compiled_applies(objective: LMLObjective, *, load: bool = True) -> bool:
+    """Whether ``objective`` evaluates in compiled form (:mod:`tvbo.gp.compiled`): the switch
+    :mod:`tvbo.jit` is on, n is small and the kernel's correlations are built-in ones.
+
+    ``load=False`` (an L-BFGS-B fit's objective): only when the compiled module is already
+    loaded in this process or ``TVBO_JIT=1``, since loading numba for it alone costs more
+    than it saves (:mod:`tvbo.jit`). ``TVBO_JIT=1`` where the compiled form cannot bind its
+    routines is an error naming why; with ``TVBO_JIT`` unset the plain form runs instead.
+    """
+    if not load and not jit.requested() and "tvbo.gp.compiled" not in sys.modules:
+        return False
+    if not jit.enabled():
+        return False
+    from tvbo.gp import compiled  # lazy: imports numba, which only a fit with the JIT on needs
+
+    if not compiled.ready():
+        if jit.requested():
+            raise jit.JitConfigError(f"{jit.ENV}=1, but the compiled fit cannot run here: "
+                                     f"{compiled.unavailable_reason()}")
+        return False
+    return (1 <= objective.n <= compiled.MAX_N
+            and compiled.kernel_codes(objective.kernel) is not None)
 
 
 def log_marginal_likelihood_and_grad(

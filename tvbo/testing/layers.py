@@ -101,6 +101,9 @@ UNITS: dict[str, tuple[str, ...]] = {
     # geometry of a search space that changes with time (PE-GP-UCB's alternating hills): pure
     # numpy, shared by the benchmark that defines it and the algorithms that search it
     "search_space": ("tvbo.search_space",),
+    # the switch between compiled (numba) and plain numpy hot loops: reads TVBO_JIT, imports
+    # numba lazily (standard library only at import)
+    "jit": ("tvbo.jit",),
     # GP numerics: kernels, the exact GP, fitting, temporal convolutions
     "gp": ("tvbo.gp",),
     # the model layer: the Model protocol and its capability protocols
@@ -155,7 +158,8 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     "lbfgsb": (),  # a leaf utility (numpy and scipy only)
     "registry": (),  # a static table; must stay import-free so every layer may read it
     "search_space": (),  # a leaf utility
-    "gp": ("work", "lbfgsb"),  # the GP counts its own work; its fits run L-BFGS-B
+    "jit": (),  # standard library only; numba is imported when a fit first needs it
+    "gp": ("work", "lbfgsb", "jit"),  # counts its work; fits run L-BFGS-B, compiled if jit is on
     "models": ("gp",),  # the protocols describe the GP implementations
     "acquisition": ("models", "qmc"),  # acquisitions are functions of a model's posterior
     # compose models and acquisitions
