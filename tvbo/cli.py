@@ -468,7 +468,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
         from tvbo.sim.calibrate_runs import calibrate_from_runs
 
-        print(calibrate_from_runs(args.from_runs, out, degree=args.degree, name=args.name))
+        print(calibrate_from_runs(args.from_runs, out, degree=args.degree, name=args.name,
+                                  note=args.note))
         return 0
     targets = dict(_size_seconds(item) for item in args.emulate or [])  # bad input: nothing written
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -1044,6 +1045,9 @@ def build_parser() -> argparse.ArgumentParser:
         "polynomial --profile OUT")
     p.add_argument("--degree", type=nonnegative_int, default=2, metavar="D",
                    help="degree of each R_p(n) with --from-runs (0-3, default 2)")
+    p.add_argument("--note", metavar="TEXT",
+                   help="provenance the run files do not record, stored in the model with "
+                   "--from-runs (e.g. the commit and machine that made the runs)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")

@@ -1,14 +1,18 @@
-"""The side-by-side table: public W-DBO code vs ``w-dbo-paper``, from the run files alone.
+"""The side-by-side numbers, from the run files alone (``side_by_side.py`` wrote them).
 
-Reads ``OUT/public/*.nc`` and ``OUT/paper/*.nc`` written by ``side_by_side.py`` and prints, per
-benchmark and side: runs, average (query) regret and time-integrated regret as mean ± s.e.
-(s.e. = sample std / sqrt(runs)), queries and dataset size at quarters of the horizon (means
-over runs), the mean compute charged per post-warm-up iteration, runs collapsed to the 2-point
-floor (dataset size <= 2 at any post-warm-up iteration), and two-sample tests of each regret
-(Welch's t, Mann-Whitney U; p-values). "Agree" means the ±1 s.e. intervals of the two sides
-overlap (|difference| <= s.e._public + s.e._paper).
+Per side, benchmark and run (:func:`load`): average (query) regret and time-integrated regret
+(the run's own attributes), queries, the mean compute charged per post-warm-up iteration,
+queries and dataset size at quarters of the horizon, the time-averaged dataset size, whether
+the run collapsed to the 2-point floor (dataset size <= 2 at a post-warm-up iteration), and
+the run's curves on a common time grid (cumulative queries, dataset size in force).
 
-    python examples/wdbo_public/compare.py OUT [--markdown FILE]
+Across runs: mean ± s.e. (s.e. = sample standard deviation / sqrt(runs)); two sides *agree*
+on a quantity when their ±1 s.e. intervals overlap (|m_a - m_b| <= se_a + se_b: the rule of
+the reproduction report's ties, docs/reproduction.md); the two-sample tests are Welch's
+unequal-variance t-test (the primary one: the sides' variances differ) and the Mann-Whitney U
+test (no normality assumed), two-sided p-values.
+
+    python examples/wdbo_public/compare.py OUT [--pair w-dbo|gp-ucb] [--markdown FILE]
 """
 
 from __future__ import annotations
@@ -16,114 +20,198 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-SIDES = {"public": "W-DBO (public code, measured)", "paper": "w-dbo-paper (counted)"}
-QUARTERS = (0.25, 0.5, 0.75, 1.0)
+from tvbo.results.io import read_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from side_by_side import PAIRS, SIDES  # noqa: E402  (the sibling script, not a package)
+
+QUARTERS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
+#: the per-run quantities a comparison (and a prediction) can name: key -> (label, format)
+QUANTITIES: dict[str, tuple[str, str]] = {
+    "avg": ("average regret", ".3f"),
+    "tir": ("time-integrated regret", ".3f"),
+    "queries": ("queries", ".1f"),
+    "compute": ("compute per iteration (s)", ".3f"),
+    "mean_size": ("time-averaged dataset size", ".1f"),
+    "collapsed": ("collapsed to the 2-point floor (fraction of runs)", ".2f"),
+}
+#: the time grid (fraction of the horizon) of the curves
+CURVE_POINTS = 121
 
 
-def load(folder: Path) -> dict[str, list[dict]]:
-    """benchmark -> one summary dict per run file in ``folder``."""
-    from tvbo.results.io import read_run
+@dataclass(frozen=True)
+class Run:
+    """One run file's numbers."""
 
-    out: dict[str, list[dict]] = {}
+    benchmark: str
+    seed: int
+    values: dict[str, float]  #: QUANTITIES' keys (collapsed as 0/1)
+    queries_at: tuple[float, ...]  #: queries sampled by each quarter of the horizon
+    size_at: tuple[float, ...]  #: dataset size in force at each quarter
+    horizon: float
+    queries_curve: np.ndarray  #: cumulative queries on CURVE_POINTS times over [0, H]
+    size_curve: np.ndarray  #: dataset size in force on the same times
+
+
+def read_one(path: Path) -> Run:
+    """The numbers of one run file."""
+    ds = read_run(path).squeeze(("algorithm", "speed"), drop=True)
+    bench = str(ds["benchmark"].values[0])
+    ds = ds.squeeze(("benchmark", "seed"))
+    horizon = float(ds.attrs["horizon"])
+    warm = ds["is_warmup"].values.astype(bool)
+    size = ds["dataset_size"].values
+    t_sample = ds["t_sample"].values
+    t_sample = t_sample[np.isfinite(t_sample)]
+    grid = ds["time"].values
+    held = ds["dataset_size_held"].values
+    post = ~warm & np.isfinite(size)
+    compute = ds["compute_total"].values[~warm]
+
+    def held_at(times: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(grid, times, side="right") - 1
+        return held[np.clip(k, 0, len(held) - 1)]
+
+    times = np.linspace(0.0, horizon, CURVE_POINTS)
+    values = {
+        "avg": float(ds.attrs["average_regret"]),
+        "tir": float(ds.attrs["time_integrated_regret"]),
+        "queries": float(ds.attrs["n_iterations"]),
+        "compute": float(np.nanmean(compute)) if compute.size else math.nan,
+        "mean_size": float(np.nanmean(held)),
+        "collapsed": float(np.any(size[post] <= 2)),
+    }
+    quarters = np.asarray(QUARTERS) * horizon
+    return Run(bench, int(ds["seed"]), values,
+               tuple(float(np.sum(t_sample <= q)) for q in quarters),
+               tuple(float(v) for v in held_at(quarters)), horizon,
+               np.searchsorted(np.sort(t_sample), times, side="right").astype(float),
+               held_at(times).astype(float))
+
+
+def load(folder: Path) -> dict[str, list[Run]]:
+    """benchmark -> the runs of one side's folder (seed order)."""
+    out: dict[str, list[Run]] = {}
     for path in sorted(folder.glob("*.nc")):
-        ds = read_run(path).squeeze(("algorithm", "speed"), drop=True)
-        bench = str(ds["benchmark"].values[0])
-        ds = ds.squeeze(("benchmark", "seed"))
-        horizon = float(ds.attrs["horizon"])
-        warm = ds["is_warmup"].values.astype(bool)
-        size = ds["dataset_size"].values
-        t_sample = ds["t_sample"].values
-        grid = ds["time"].values
-        held = ds["dataset_size_held"].values
-        row = {
-            "seed": int(ds["seed"]),
-            "avg": float(ds.attrs["average_regret"]),
-            "tir": float(ds.attrs["time_integrated_regret"]),
-            "queries": int(ds.attrs["n_iterations"]),
-            "collapsed": bool(np.any(size[~warm & np.isfinite(size)] <= 2)),
-            "compute": float(np.nanmean(ds["compute_total"].values[~warm]))
-            if np.any(~warm) else math.nan,
-        }
-        for q in QUARTERS:
-            row[f"queries@{q}"] = int(np.sum(t_sample <= q * horizon))
-            k = int(np.searchsorted(grid, q * horizon, side="right")) - 1
-            row[f"size@{q}"] = float(held[max(k, 0)])
-        out.setdefault(bench, []).append(row)
-    return out
+        run = read_one(path)
+        out.setdefault(run.benchmark, []).append(run)
+    return {b: sorted(r, key=lambda run: run.seed) for b, r in sorted(out.items())}
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error (NaN with one value)."""
     a = np.asarray(values, float)
     se = float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else math.nan
     return float(a.mean()), se
 
 
-def _fmt(m: float, se: float) -> str:
-    return f"{m:.3f} ± {se:.3f}" if math.isfinite(se) else f"{m:.3f}"
+def fmt(m: float, se: float, spec: str = ".3f") -> str:
+    """``m ± se`` (``m`` alone without an s.e.)."""
+    return f"{m:{spec}} ± {se:{spec}}" if math.isfinite(se) else f"{m:{spec}}"
 
 
-def table(runs: dict[str, dict[str, list[dict]]]) -> str:
-    """The markdown table (and per-benchmark agreement lines) of both sides' runs."""
-    lines = ["| benchmark | side | runs | avg regret | time-int. regret | queries "
-             "(25/50/75/100 % of H) | dataset size (25/50/75/100 %) | compute/iter. (s) "
-             "| collapsed |",
+@dataclass(frozen=True)
+class Verdict:
+    """Two sides on one quantity of one benchmark."""
+
+    quantity: str
+    a: tuple[float, float]
+    b: tuple[float, float]
+    welch_p: float
+    mann_whitney_p: float
+
+    @property
+    def difference(self) -> float:
+        return self.a[0] - self.b[0]
+
+    @property
+    def agree(self) -> bool | None:
+        """Whether the ±1 s.e. intervals overlap (None: a side has no s.e.)."""
+        if not (math.isfinite(self.a[1]) and math.isfinite(self.b[1])):
+            return None
+        return abs(self.difference) <= self.a[1] + self.b[1]
+
+
+def verdict(quantity: str, a: list[Run], b: list[Run]) -> Verdict:
+    """Compare ``quantity`` of the runs ``a`` and ``b``."""
+    x = [r.values[quantity] for r in a]
+    y = [r.values[quantity] for r in b]
+    welch = mw = math.nan
+    if len(x) > 1 and len(y) > 1:
+        with warnings.catch_warnings():  # near-equal samples (query counts): p is still defined
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if np.ptp(x) > 0 or np.ptp(y) > 0:
+                welch = float(stats.ttest_ind(x, y, equal_var=False).pvalue)
+            mw = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+    return Verdict(quantity, mean_se(x), mean_se(y), welch, mw)
+
+
+def table(runs: dict[str, dict[str, list[Run]]], sides: tuple[str, ...],
+          benchmarks: list[str] | None = None) -> str:
+    """Markdown: one row per benchmark (default: any side's) and side."""
+    lines = ["| benchmark | side | runs (seeds) | average regret | time-int. regret | "
+             "queries at 25/50/75/100 % of H | dataset size at 25/50/75/100 % | "
+             "compute/iter. (s) | collapsed |",
              "|---|---|---|---|---|---|---|---|---|"]
-    verdicts = []
-    benchmarks = sorted(set(runs["public"]) | set(runs["paper"]))
+    if benchmarks is None:
+        benchmarks = sorted(set().union(*(runs[s] for s in sides)))
     for bench in benchmarks:
-        summary = {}
-        for side, label in SIDES.items():
+        for side in sides:
             rows = runs[side].get(bench, [])
+            label = SIDES[side].label
             if not rows:
                 lines.append(f"| {bench} | {label} | 0 | | | | | | |")
                 continue
-            avg, tir = mean_se([r["avg"] for r in rows]), mean_se([r["tir"] for r in rows])
-            summary[side] = (rows, avg, tir)
-            q = "/".join(f"{np.mean([r[f'queries@{x}'] for r in rows]):.0f}" for x in QUARTERS)
-            s = "/".join(f"{np.mean([r[f'size@{x}'] for r in rows]):.1f}" for x in QUARTERS)
-            collapsed = sum(r["collapsed"] for r in rows)
-            lines.append(f"| {bench} | {label} | {len(rows)} | {_fmt(*avg)} | {_fmt(*tir)} | "
-                         f"{q} | {s} | {np.mean([r['compute'] for r in rows]):.2f} | "
-                         f"{collapsed}/{len(rows)} |")
-        if len(summary) == 2:
-            verdicts.append(_verdict(bench, summary))
-    return "\n".join(lines + [""] + verdicts) + "\n"
+            seeds = _seed_text([r.seed for r in rows])
+            q = "/".join(f"{np.mean([r.queries_at[i] for r in rows]):.0f}"
+                         for i in range(len(QUARTERS)))
+            s = "/".join(f"{np.mean([r.size_at[i] for r in rows]):.1f}"
+                         for i in range(len(QUARTERS)))
+            collapsed = int(sum(r.values["collapsed"] for r in rows))
+            lines.append(
+                f"| {bench} | {label} | {len(rows)} ({seeds}) | "
+                f"{fmt(*mean_se([r.values['avg'] for r in rows]))} | "
+                f"{fmt(*mean_se([r.values['tir'] for r in rows]))} | {q} | {s} | "
+                f"{np.mean([r.values['compute'] for r in rows]):.2f} | "
+                f"{collapsed}/{len(rows)} |")
+    return "\n".join(lines) + "\n"
 
 
-def _verdict(bench: str, summary: dict) -> str:
-    parts = []
-    for k, name in ((1, "avg regret"), (2, "time-int. regret")):
-        a = [r["avg" if k == 1 else "tir"] for r in summary["public"][0]]
-        b = [r["avg" if k == 1 else "tir"] for r in summary["paper"][0]]
-        (ma, sa), (mb, sb) = summary["public"][k], summary["paper"][k]
-        if len(a) > 1 and len(b) > 1:
-            welch = stats.ttest_ind(a, b, equal_var=False).pvalue
-            mw = stats.mannwhitneyu(a, b, alternative="two-sided").pvalue
-            agree = "agree" if abs(ma - mb) <= sa + sb else "DISAGREE"
-            parts.append(f"{name}: {agree} (diff {ma - mb:+.3f}; Welch p={welch:.3g}, "
-                         f"Mann-Whitney p={mw:.3g})")
-        else:
-            parts.append(f"{name}: diff {ma - mb:+.3f}, too few runs for s.e. and tests "
-                         f"({len(a)} public, {len(b)} paper)")
-    return f"- **{bench}**: " + "; ".join(parts)
+def _seed_text(seeds: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``0-2, 5``."""
+    parts, start = [], None
+    for i, s in enumerate(seeds):
+        if start is None:
+            start = s
+        if i + 1 == len(seeds) or seeds[i + 1] != s + 1:
+            parts.append(f"{start}" if start == s else f"{start}-{s}")
+            start = None
+    return ", ".join(parts)
+
+
+def read_sides(out: Path, sides: tuple[str, ...]) -> dict[str, dict[str, list[Run]]]:
+    """side -> benchmark -> runs, for the sides whose folder exists under ``out``."""
+    return {side: load(out / side) if (out / side).is_dir() else {} for side in sides}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the folder side_by_side.py wrote")
+    parser.add_argument("--pair", choices=sorted(PAIRS), default="w-dbo")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     args = parser.parse_args(argv)
-    missing = [s for s in SIDES if not (args.out / s).is_dir()]
-    if missing:
-        print(f"compare: {args.out} has no {', '.join(missing)} folder of run files",
-              file=sys.stderr)
+    sides = PAIRS[args.pair]
+    if not args.out.is_dir():
+        print(f"compare: {args.out}: no such folder", file=sys.stderr)
         return 2
-    text = table({side: load(args.out / side) for side in SIDES})
+    text = table(read_sides(args.out, sides), sides)
     print(text, end="")
     if args.markdown:
         args.markdown.write_text(text)

@@ -1,16 +1,27 @@
-"""Side-by-side runs: the public W-DBO code (plugin ``w-dbo-public``) vs tvbo's ``w-dbo-paper``.
+"""Side-by-side runs: the published code (plugins) vs the tvbo emulation of it.
 
-Both under the BOLT [B] settings of ``config/bolt_paper.yaml`` (cost table ``metronome``: the
-papers' noise, evaluation cost and 600 s horizon; warm-up 15; speed 1). The public code reports
-no work to tvbo, so it runs with ``compute="measured"`` (the CPU time of the calling thread on
-this machine, torch pinned to one thread by the plugin); ``w-dbo-paper`` runs as in the
-campaign, ``counted`` with the ``botorch-i9-laptop`` profile. One run file per (side,
-benchmark, seed) is written under OUT; existing files are skipped, so the script resumes.
+Two comparisons of issue 23, each under the BOLT [B] settings of ``config/bolt_paper.yaml``
+(cost table ``metronome``: the papers' noise, evaluation cost and 600 s horizon; warm-up 15;
+speed 1):
+
+* W-DBO: the public code (plugin ``w-dbo-public``, side ``public``) vs tvbo's ``w-dbo-paper``
+  (side ``paper``); side ``replay`` is the public code again, its compute charged by a
+  response-time model of ``tvbo calibrate --from-runs`` (``--model R.yaml``) instead of measured,
+  and side ``paper-r`` is ``w-dbo-paper`` charged the same R(n) (one compute price for both);
+* GP-UCB: BoTorch's ``SingleTaskGP`` + ``UpperConfidenceBound`` + ``optimize_acqf`` (plugin
+  ``botorch-gp-ucb``, side ``botorch``) vs tvbo's ``gp-ucb`` (side ``gp-ucb``).
+
+The plugins (``pip install -e examples/wdbo_public -e examples/botorch_gpucb``, found
+through their entry points) report no work to tvbo, so they run ``measured`` (the CPU time of
+every thread of the process on this machine; torch pinned to one thread by the plugins); tvbo's
+algorithms run as in the campaign, ``counted`` with the ``botorch-i9-laptop`` profile. One run
+file per (side, benchmark, seed) is written to ``OUT/SIDE/BENCHMARK_sSEED.nc``; existing files
+are skipped, so the script resumes. The report: ``python examples/wdbo_public/report.py OUT``.
 
     python examples/wdbo_public/side_by_side.py OUT --side public --seeds 0 1 2
     python examples/wdbo_public/side_by_side.py OUT --side paper --seeds 0-9
-
-The table: ``python examples/wdbo_public/compare.py OUT``.
+    python examples/wdbo_public/side_by_side.py OUT --side replay --model R.yaml --seeds 0-3 \\
+        --benchmarks hartmann3
 """
 
 from __future__ import annotations
@@ -18,16 +29,49 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 #: the five benchmarks of issue 23's side-by-side comparison
 BENCHMARKS: tuple[str, ...] = ("hartmann3", "eggholder", "ackley", "shekel", "powell")
 #: the run options config/bolt_paper.yaml gives every run
-BOLT_B = {"cost_table": "metronome", "warmup": 15, "speed": 1.0, "horizon": None}
-SIDES = {
-    "public": {"compute": "measured"},
-    "paper": {"compute": "counted", "profile": "botorch-i9-laptop"},
+BOLT_B: dict[str, Any] = {"cost_table": "metronome", "warmup": 15, "speed": 1.0,
+                          "horizon": None}
+#: the campaign's price list of tvbo's own algorithms
+PAPER_COMPUTE: dict[str, Any] = {"compute": "counted", "profile": "botorch-i9-laptop"}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: what runs, how its compute is charged, its label."""
+
+    pair: str  #: the comparison it belongs to
+    label: str  #: its name in the report
+    #: tvbo name; a plugin's is found through its package's entry point, so the run file
+    #: records the plugin and its display name ("W-DBO (public code)") for tables and caveats
+    algorithm: str
+    compute: dict[str, Any] = field(default_factory=dict)
+
+
+SIDES: dict[str, Side] = {
+    "public": Side("w-dbo", "W-DBO (public code, measured)", "w-dbo-public",
+                   {"compute": "measured"}),
+    "paper": Side("w-dbo", "w-dbo-paper (counted)", "w-dbo-paper", PAPER_COMPUTE),
+    "replay": Side("w-dbo", "W-DBO (public code, replayed R(n))", "w-dbo-public",
+                   {"compute": "polynomial"}),
+    # tvbo's emulation charged the public code's R(n) instead of the laptop profile's prices:
+    # the two sides at one compute price, so what differs is the algorithm's code alone
+    "paper-r": Side("w-dbo", "w-dbo-paper (public code's R(n))", "w-dbo-paper",
+                    {"compute": "polynomial"}),
+    "botorch": Side("gp-ucb", "GP-UCB (BoTorch, measured)", "botorch-gp-ucb",
+                    {"compute": "measured"}),
+    "gp-ucb": Side("gp-ucb", "gp-ucb (counted)", "gp-ucb", PAPER_COMPUTE),
 }
+#: per comparison: (the published code's side, tvbo's side)
+PAIRS: dict[str, tuple[str, str]] = {"w-dbo": ("public", "paper"), "gp-ucb": ("botorch", "gp-ucb")}
 
 
 def parse_seeds(items: list[str]) -> list[int]:
@@ -40,7 +84,27 @@ def parse_seeds(items: list[str]) -> list[int]:
 
 
 def run_file(out: Path, side: str, benchmark: str, seed: int) -> Path:
+    """Where the run of ``side`` on ``benchmark`` with ``seed`` is written."""
     return out / side / f"{benchmark}_s{seed}.nc"
+
+
+def run_options(side: Side, model: Path | None) -> dict[str, Any]:
+    """The ``tvbo.simulate`` options of ``side`` (the polynomial sides need ``model``).
+
+    The public code's own runs replay the model file; ``w-dbo-paper`` (a model describes one
+    algorithm) gets its iteration's R(n) as explicit coefficients, the sum of every phase's:
+    charged once per post-warm-up proposal, where the replay also charges the warm-up's
+    ingestions (the model's update a_0 each)."""
+    options = {**BOLT_B, **side.compute}
+    if side.compute.get("compute") == "polynomial":
+        if side.algorithm == "w-dbo-public":
+            options["profile"] = str(model)
+        else:
+            phases = yaml.safe_load(Path(model).read_text())["phases"]
+            degree = max(len(c) for c in phases.values())
+            options["polynomial"] = [sum(c[i] for c in phases.values() if i < len(c))
+                                     for i in range(degree)]
+    return options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", default=["0-9"], help="seeds, e.g. 0 1 5-9")
     parser.add_argument("--benchmarks", nargs="+", default=list(BENCHMARKS),
                         choices=BENCHMARKS)
+    parser.add_argument("--model", type=Path,
+                        help="response-time model (tvbo calibrate --from-runs) of side replay")
     args = parser.parse_args(argv)
     try:
         seeds = parse_seeds(args.seeds)
@@ -57,7 +123,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"side_by_side: bad --seeds {args.seeds!r} (integers or ranges a-b)",
               file=sys.stderr)
         return 2
+    side = SIDES[args.side]
+    if (SIDES[args.side].compute.get("compute") == "polynomial") != (args.model is not None):
+        print("side_by_side: --model R.yaml goes with --side replay or paper-r, and only "
+              "with them", file=sys.stderr)
+        return 2
+    if args.model is not None and not args.model.is_file():
+        print(f"side_by_side: --model {str(args.model)!r}: no such file", file=sys.stderr)
+        return 2
 
+    # lazy: the --help and bad-argument paths load no numpy
     import tvbo
     from tvbo.results.io import write_run
 
@@ -66,14 +141,9 @@ def main(argv: list[str] | None = None) -> int:
             path = run_file(args.out, args.side, benchmark, seed)
             if path.exists():
                 continue
-            if args.side == "public":
-                from tvbo_wdbo_public import WDBOPublic
-
-                algorithm = WDBOPublic()
-            else:
-                algorithm = "w-dbo-paper"
             start = time.perf_counter()
-            ds = tvbo.simulate(benchmark, algorithm, seed=seed, **BOLT_B, **SIDES[args.side])
+            ds = tvbo.simulate(benchmark, side.algorithm, seed=seed,
+                               **run_options(side, args.model))
             path.parent.mkdir(parents=True, exist_ok=True)
             write_run(ds, path)
             print(f"{args.side} {benchmark} seed {seed}: {time.perf_counter() - start:.0f} s wall, "

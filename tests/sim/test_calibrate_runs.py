@@ -4,6 +4,7 @@ its bad input refused in one line with nothing written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from tvbo.analysis.context import campaign_setting, setting_text
 from tvbo.results.campaign import merge_runs
 from tvbo.results.io import write_run
 from tvbo.results.validate import MixedRunsError
-from tvbo.sim.calibrate_runs import fit_polynomial, replay_seconds
+from tvbo.sim.calibrate_runs import fit_polynomial, leave_one_run_out, replay_seconds
 from tvbo.testing.preset_grid import digest_dataset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,14 +63,40 @@ def test_fit_recovers_a_known_polynomial_and_reports_its_error() -> None:
     assert min(coefficients) >= 0 and error["relative_rmse"] > 0.1
 
 
+def test_leave_one_run_out_predicts_each_run_from_the_others() -> None:
+    n = np.arange(15.0, 60.0)
+    truth = 0.1 + 2e-3 * n
+    same = [{"update": (list(n), list(truth))} for _ in range(3)]
+    check = leave_one_run_out(same, ["a", "b", "c"], 1)
+    assert check["phases"]["update"]["rmse_s"] < 1e-9
+    assert check["run_totals"]["max_abs_relative_error"] < 1e-9
+    # a run twice as slow as the others is predicted at half its cost: the error says so
+    slow = [*same[:2], {"update": (list(n), list(2 * truth))}]
+    totals = leave_one_run_out(slow, ["a", "b", "c"], 1)["run_totals"]
+    assert [t["run"] for t in totals["runs"]] == ["a", "b", "c"]
+    assert totals["runs"][2]["relative_error"] == pytest.approx(-0.5, rel=1e-6)
+    assert totals["runs"][0]["relative_error"] > 0.4  # fitted to one normal and one slow run
+
+
 def test_measured_runs_become_a_deterministic_replay(plugin, tmp_path: Path, capsys) -> None:
     runs = _measured(tmp_path / "runs")
     model = tmp_path / "R.yaml"
-    status, err = _calibrate(capsys, "--from-runs", str(tmp_path / "runs"), "--out", str(model))
+    status, err = _calibrate(capsys, "--from-runs", str(tmp_path / "runs"), "--out", str(model),
+                             "--note", "made by the test")
     assert status == 0, err
     data = yaml.safe_load(model.read_text())
     assert data["algorithm"] == "ask-tell-es" and data["degree"] == 2
-    assert sorted(data["source"]["runs"]) == sorted(str(p) for p in runs)
+    # provenance names the runs relative to the folder given: no machine path in the file
+    source = data["source"]
+    assert [r["file"] for r in source["runs"]] == [f"runs/{p.name}" for p in runs]
+    assert [r["seed"] for r in source["runs"]] == [0, 1] and source["n_runs"] == 2
+    assert source["runs"][0]["sha256"] == hashlib.sha256(runs[0].read_bytes()).hexdigest()
+    assert source["note"] == "made by the test" and str(tmp_path) not in model.read_text()
+    assert source["algorithm_options"] == [{"sigma": 0.2}]
+    # leave-one-run-out: each run predicted by the model of the other
+    totals = data["validation"]["run_totals"]["runs"]
+    assert [t["run"] for t in totals] == [r["file"] for r in source["runs"]]
+    assert set(data["validation"]["phases"]) <= set(data["phases"])
     assert set(data["fit_error"]) == set(data["phases"]) and "acquisition" in data["phases"]
     assert all(a >= 0 for c in data["phases"].values() for a in c)
 
@@ -78,6 +105,7 @@ def test_measured_runs_become_a_deterministic_replay(plugin, tmp_path: Path, cap
     assert digest_dataset(first) == digest_dataset(second)  # deterministic: bit-identical
     recorded = json.loads(first.attrs["compute_model_json"])["replay"]
     assert recorded["fit_error"] == data["fit_error"] and recorded["source"] == data["source"]
+    assert recorded["validation"] == data["validation"]
     # every post-warm-up proposal is charged the propose phases' R_p(n), n before ingestion
     warm = first["is_warmup"].values.ravel()
     sizes = first["dataset_size"].values.ravel()

@@ -156,7 +156,8 @@ class ResponseTimeModel(PolynomialModel):
     call is charged the sum of its phases' R_p(n) on its outer phase (``acquisition`` for
     ``propose``, ``update`` for ``ingest``, warm-up ingestions included, as they were measured).
     Deterministic: the same seed gives the same run on any machine. ``describe`` records the
-    model file, its coefficients, its fit error and its source runs (provenance).
+    model file, its coefficients, its fit error, its leave-one-run-out error and its source runs
+    (provenance).
     """
 
     def __init__(self, path: str, speed: float = 1.0) -> None:
@@ -176,7 +177,7 @@ class ResponseTimeModel(PolynomialModel):
         return replay_seconds(self.phases, call, dataset_size)
 
     def describe(self) -> dict:
-        keys = ("name", "algorithm", "degree", "phases", "fit_error", "source")
+        keys = ("name", "algorithm", "degree", "phases", "fit_error", "validation", "source")
         return {"model": self.name, "speed": self.speed,
                 "replay": {"file": self.path, **{k: self.model.get(k) for k in keys}}}
 

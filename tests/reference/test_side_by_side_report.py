@@ -1,0 +1,98 @@
+"""examples/wdbo_public/report.py: the side-by-side page regenerated from run files.
+
+Short counted runs stand in for both sides (the page reads only run files, so this needs no
+extra): the page states the runs and seeds per side, mean ± s.e., the tests, the agreement per
+benchmark, and judges the predictions of an explanations file; bad input is one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import tvbo
+from tvbo.results.io import write_run
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "wdbo_public"
+RUN = {"max_iterations": 18, "cost_table": "metronome", "warmup": 15,
+       "profile": "botorch-i9-laptop"}
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two 'public' and three 'paper' runs on Hartmann-3 (the public side played by
+    w-dbo-paper on hardware ten times faster, so its compute per iteration is a tenth)."""
+    folder = tmp_path_factory.mktemp("side_by_side")
+    for side, speed, seeds in (("public", 10.0, (0, 1)), ("paper", 1.0, (0, 1, 2))):
+        (folder / side).mkdir()
+        for seed in seeds:
+            write_run(tvbo.simulate("hartmann3", "w-dbo-paper", seed=seed, speed=speed, **RUN),
+                      folder / side / f"hartmann3_s{seed}.nc")
+    return folder
+
+
+@pytest.fixture
+def report(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    for name in ("report", "compare", "side_by_side"):
+        sys.modules.pop(name, None)
+    import report
+
+    return report
+
+
+def test_the_page_is_made_from_the_run_files(out: Path, report, tmp_path: Path) -> None:
+    explanations = tmp_path / "explanations.yaml"
+    explanations.write_text(
+        "- pair: w-dbo\n  benchmarks: [hartmann3]\n  explains: [avg, tir]\n"
+        "  cause: the stand-in runs on faster hardware\n  predictions:\n"
+        "    - {quantity: compute, order: public < paper}\n")
+    page = tmp_path / "docs" / "side.md"
+    assert report.main([str(out), "--page", str(page), "--explanations",
+                        str(explanations)]) == 0
+    text = page.read_text()
+    assert report.MARK in text and "Run files per side: public 2, paper 3" in text
+    assert "| hartmann3 | W-DBO (public code, measured) | 2 (0-1) |" in text
+    assert "| hartmann3 | w-dbo-paper (counted) | 3 (0-2) |" in text
+    assert "Welch p = " in text and "Mann-Whitney p = " in text
+    assert "on both regrets on" in text and "of 1 benchmarks with 2 or more runs a side" in text
+    assert (page.parent / "side" / "w-dbo_over_time.png").is_file()
+    # the numbers are the run files' own
+    compare = sys.modules["compare"]
+    runs = compare.load(out / "paper")["hartmann3"]
+    m, se = compare.mean_se([r.values["avg"] for r in runs])
+    assert compare.fmt(m, se) in text and math.isfinite(se)
+    if "### Where they differ" in text:  # a judged prediction, with its values
+        assert "prediction compute per iteration (s): public < paper: holds" in text
+
+
+def test_a_prediction_is_judged_by_its_intervals(out: Path, report) -> None:
+    runs = report.read_sides(out, ("public", "paper"))
+    cheaper = report.Prediction.parse("compute", "public < paper", "test")
+    dearer = report.Prediction.parse("compute", "public > paper", "test")
+    assert cheaper.judge(runs, "hartmann3")[0] == "holds"  # ten times faster hardware
+    assert dearer.judge(runs, "hartmann3")[0] == "fails"
+    assert cheaper.judge(runs, "shekel")[0] == "no evidence"
+
+
+@pytest.mark.parametrize(("entry", "cause"), [
+    ("- pair: w-dbo\n  benchmarks: [hartmann3]\n  explains: [avg]\n  cause: c\n"
+     "  predictions: [{quantity: speed, order: public > paper}]\n", "unknown quantity 'speed'"),
+    ("- pair: w-dbo\n  benchmarks: [hartmann3]\n  explains: [avg]\n  cause: c\n"
+     "  predictions: [{quantity: avg, order: public >> paper}]\n", "is not 'SIDE < SIDE'"),
+    ("- pair: nope\n  benchmarks: [hartmann3]\n  explains: [avg]\n  cause: c\n"
+     "  predictions: [{quantity: avg, order: public > paper}]\n", "unknown pair 'nope'"),
+])
+def test_bad_explanations_are_one_line(out: Path, report, tmp_path: Path, capsys,
+                                       entry: str, cause: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(entry)
+    page = tmp_path / "page.md"
+    assert report.main([str(out), "--page", str(page), "--explanations", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and cause in err
+    assert not page.exists()
