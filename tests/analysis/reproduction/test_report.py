@@ -95,3 +95,42 @@ def test_report_bytes_are_identical_when_built_twice(fake: Path, tmp_path: Path)
     first = write_report(tmp_path / "a.md", spec, fake / "results").read_bytes()
     second = write_report(tmp_path / "b.md", spec, fake / "results").read_bytes()
     assert first == second and str(tmp_path) not in first.decode()
+
+
+def test_provenance_with_timed_builds_goes_into_the_header_and_the_campaigns_table(
+        fake: Path, tmp_path: Path) -> None:
+    """scripts/time_reproduction.py's record: each campaign's build time in its row, builds of
+    no spec campaign (the workflow's own, the report) in one line, the untimed ones named."""
+    spec = fake / "config" / "reproduction.yaml"
+    provenance = tmp_path / "provenance.yaml"
+    provenance.write_text(yaml.safe_dump({
+        "command": "snakemake --cores 2 reproduction", "commit": "abc1234",
+        "wall_time_s": 3725, "machine": "2 cores, x86_64",
+        "campaigns": {"bolt_fake": {"wall_s": 3600.0, "cpu_s": 7100.0},
+                      "quickstart": {"wall_s": 100.0, "cpu_s": 190.0},
+                      "report": {"wall_s": 25.0, "cpu_s": 24.0}},
+        "untimed": ["heldout_fake"]}))
+    text = write_report(tmp_path / "a.md", spec, fake / "results",
+                        provenance=provenance).read_text()
+    assert ("1 h 02 min wall time on 2 cores, x86_64 (campaigns and report, from a clean results "
+            "folder; the sum of the builds below, each timed on its own; not counted, built "
+            "without timing: heldout_fake)") in text
+    assert ("`quickstart` 1 min 40 s wall / 3 min 10 s CPU; `report` 0 min 25 s wall / "
+            "0 min 24 s CPU.") in text
+    assert "| build: wall / CPU |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| bolt_fake |"))
+    assert row.endswith("| 1 h 00 min / 1 h 58 min |")
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"campaigns": {"x": {"wall_s": 1.0}}}, "campaigns must map each campaign to {wall_s, cpu_s}"),
+    ({"sittings": 3}, "differ in sittings"),
+])
+def test_provenance_rejects_bad_builds_and_unknown_keys(tmp_path: Path, extra, message) -> None:
+    from tvbo.analysis.reproduction.campaigns import read_provenance
+
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"command": "c", "commit": "x", "wall_time_s": 1,
+                                    "machine": "m", **extra}))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_provenance(path)

@@ -244,15 +244,19 @@ def stand_in_differences(expected: Mapping[str, Any], config_path: Path) -> list
 
 #: keys of a provenance file (``tvbo reproduce --provenance``): how the run files were made
 PROVENANCE_KEYS: tuple[str, ...] = ("command", "commit", "wall_time_s", "machine")
+#: optional keys, written by ``scripts/time_reproduction.py`` (campaigns built one at a time):
+#: each campaign's build ``{name: {wall_s, cpu_s}}`` and the campaigns left out of the sum
+PROVENANCE_OPTIONAL: tuple[str, ...] = ("campaigns", "untimed")
 
 
-def read_provenance(path: str | Path | None) -> dict[str, str] | None:
+def read_provenance(path: str | Path | None) -> dict[str, Any] | None:
     """The provenance file's fields (None without one); one line naming a bad or missing key.
 
-    Written by whoever ran the campaigns (the workflow's ``reproduction_provenance`` rule or
-    ``scripts/reproduce.sh``): the command, the commit of the code that made the run files, the
-    wall time of the whole regeneration and the machine. The report prints them as given, so
-    rebuilding it from the same run files and the same file gives the same bytes.
+    Written by whoever ran the campaigns (the workflow's ``reproduction`` rule, or
+    ``scripts/time_reproduction.py``, which builds the campaigns one at a time and adds each
+    one's wall and CPU seconds): the command, the commit of the code that made the run files,
+    the wall time of the whole regeneration and the machine. The report prints them as given,
+    so rebuilding it from the same run files and the same file gives the same bytes.
     """
     if path is None:
         return None
@@ -263,12 +267,24 @@ def read_provenance(path: str | Path | None) -> dict[str, str] | None:
     if not isinstance(raw, Mapping):
         raise ValueError(f"--provenance: {path.name}: expected a mapping of "
                          f"{', '.join(PROVENANCE_KEYS)}")
-    bad = sorted(set(raw) ^ set(PROVENANCE_KEYS))
-    if bad:
-        raise ValueError(f"--provenance: {path.name}: keys must be exactly "
-                         f"{', '.join(PROVENANCE_KEYS)}; differ in {', '.join(map(str, bad))}")
+    missing = sorted(set(PROVENANCE_KEYS) - set(raw))
+    unknown = sorted(set(raw) - set(PROVENANCE_KEYS) - set(PROVENANCE_OPTIONAL))
+    if missing or unknown:
+        raise ValueError(f"--provenance: {path.name}: keys must be "
+                         f"{', '.join(PROVENANCE_KEYS)} (optional: "
+                         f"{', '.join(PROVENANCE_OPTIONAL)}); differ in "
+                         f"{', '.join(map(str, missing + unknown))}")
     seconds = float(raw["wall_time_s"])
     if not seconds > 0:
         raise ValueError(f"--provenance: {path.name}: wall_time_s must be positive, got "
                          f"{raw['wall_time_s']!r}")
-    return {k: str(raw[k]) for k in PROVENANCE_KEYS}
+    record: dict[str, Any] = {k: str(raw[k]) for k in PROVENANCE_KEYS}
+    builds = raw.get("campaigns") or {}
+    if not isinstance(builds, Mapping) or not all(
+            isinstance(b, Mapping) and {"wall_s", "cpu_s"} <= set(b) for b in builds.values()):
+        raise ValueError(f"--provenance: {path.name}: campaigns must map each campaign to "
+                         "{wall_s, cpu_s}")
+    record["campaigns"] = {str(k): (float(b["wall_s"]), float(b["cpu_s"]))
+                           for k, b in builds.items()}
+    record["untimed"] = [str(u) for u in raw.get("untimed") or []]
+    return record

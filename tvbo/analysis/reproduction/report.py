@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -65,7 +66,7 @@ def _stand_in_text(spec: Spec, campaigns: Campaigns) -> str:
 
 
 def _header(
-    spec: Spec, campaigns: Campaigns, provenance: Mapping[str, str] | None = None
+    spec: Spec, campaigns: Campaigns, provenance: Mapping[str, Any] | None = None
 ) -> list[str]:
     lines = [
         "# Reproduction report", "",
@@ -78,10 +79,21 @@ def _header(
         lines += ["Regeneration: not recorded (no `--provenance` file): run `snakemake --cores N "
                   "reproduction`, which builds every campaign below and records it.", ""]
     else:
+        builds = provenance.get("campaigns") or {}
+        how = ("campaigns and report, from a clean results folder"
+               + ("; the sum of the builds below, each timed on its own" if builds else ""))
+        untimed = provenance.get("untimed") or []
+        if untimed:
+            how += "; not counted, built without timing: " + ", ".join(untimed)
         lines += [f"Regeneration: `{provenance['command']}` at commit `{provenance['commit']}`, "
                   f"{_duration(float(provenance['wall_time_s']))} wall time on "
-                  f"{provenance['machine']} (campaigns and report, from a clean results "
-                  "folder).", ""]
+                  f"{provenance['machine']} ({how}).", ""]
+        named = {source.spec.name for source in campaigns.sources.values()}
+        others = [f"`{name}` {_duration(wall)} wall / {_duration(cpu)} CPU"
+                  for name, (wall, cpu) in builds.items() if name not in named]
+        if others:
+            lines += ["Besides the campaigns below (the workflow's own campaign, a dependency of "
+                      "the target, and the report's step): " + "; ".join(others) + ".", ""]
     substituted = [s for s in campaigns.sources.values() if s.substituted]
     if substituted:
         parts = []
@@ -101,20 +113,25 @@ def _header(
             "",
         ]
     rows = []
+    builds = (provenance or {}).get("campaigns") or {}
     for key, source in campaigns.sources.items():
         command = campaigns.command(key)
+        build = builds.get(source.spec.name)
+        timed = ([f"{_duration(build[0])} / {_duration(build[1])}" if build else ""]
+                 if builds else [])
         if source.dataset is None:
-            rows.append([key, "not yet run", command, *[""] * 7])
+            rows.append([key, "not yet run", command, *[""] * 7, *timed])
             continue
         facts = campaign_facts(source.dataset)
         status = ("stand-in (`--campaign`)" if source.substituted
                   else f"`results/{source.spec.name}`")
         rows.append([key, f"{status}: {command}", facts["benchmarks"], facts["algorithms"],
                      facts["seeds"], facts["speeds"], facts["horizon [s]"], facts["profile"],
-                     facts["cost table"], facts["runs"]])
+                     facts["cost table"], facts["runs"], *timed])
     lines += ["## Campaigns", ""]
     lines += md_table(("campaign", "results and command", "benchmarks", "algorithms", "seeds",
-                     "speeds", "horizon [s]", "profile", "cost table", "runs"), rows)
+                       "speeds", "horizon [s]", "profile", "cost table", "runs",
+                       *(["build: wall / CPU"] if builds else [])), rows)
     lines += [
         "", "## How to read this report", "",
         "- Cells: average regret, mean ± s.e. over seeds (tvbo) and as printed (paper); tvbo / "
@@ -158,7 +175,7 @@ def build_report(
         campaigns.close()
 
 
-def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, str] | None) -> Report:
+def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, Any] | None) -> Report:
     lines = _header(spec, campaigns, recorded)
     tables: dict[str, TableResult] = {}
     summary = []
