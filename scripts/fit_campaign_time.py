@@ -1,9 +1,8 @@
-"""Re-fit the campaign-time model (tvbo/campaign_time.yaml) from run files and a measured campaign.
+"""Re-fit the campaign-time model (tvbo/campaign_time.yaml) from run files and measured campaigns.
 
     python scripts/fit_campaign_time.py --runs results/quickstart/runs
-    python scripts/fit_campaign_time.py --runs results/bolt_paper_B/runs \
-        --tables results/bolt_paper_B/oracles \
-        --campaign-cpu 2194 --config config/bolt_paper.yaml
+    python scripts/fit_campaign_time.py --campaign results/quickstart=300 \
+        --campaign results/bolt_paper_offline-day=5400
 
 ``--runs``: every run file below the folders (``tvbo run`` / the workflow's files) that records
 its cost (``run_cpu_seconds``, tvbo.results.schema.COST_ATTRIBUTES; older files do not and are
@@ -15,11 +14,16 @@ without samples keep their entries.
 ``--tables``: the shared f*(t) tables (``tvbo oracle``) record their build's CPU seconds in their
 header (``build_cpu_seconds``); each benchmark's entry becomes the mean of its tables.
 
-``--campaign-cpu`` with ``--config``: the CPU seconds (user + system, e.g. from
-``/usr/bin/time snakemake ...``) of a whole campaign of that config, from a clean results
-folder, whose run files are the ``--runs`` given. What the runs, the tables and the analysis do
-not explain is the jobs' own overhead (interpreter, imports, Snakemake's job, writing):
-``overheads.job_seconds`` becomes that remainder divided by the number of jobs.
+``--campaign DIR=CPU`` (repeatable): a whole campaign built from a clean results folder
+(``DIR`` = ``results/<campaign>``) and the CPU seconds (user + system of every process, e.g.
+from ``scripts/time_reproduction.py`` or ``/usr/bin/time snakemake ...``) it took. Its runs and
+tables are sampled as with ``--runs`` and ``--tables``. What its runs, tables and analysis do not
+explain is the overhead of its jobs (interpreter, imports, Snakemake's job) and of its runs
+outside the recorder's span (metrics, writing the file): with its ``J`` jobs (one Snakemake
+benchmark file each, ``DIR/benchmarks/simulate``) and ``N`` runs, the remainder is
+``J * job_seconds + N * run_seconds``. Two or more campaigns with different runs per job fit
+both overheads (non-negative least squares); one campaign fits ``job_seconds`` and keeps
+``run_seconds``.
 
 Why a script: the model is measured on one machine with one version of the code; after a change
 that makes runs faster or slower, re-run a sample and re-fit, and commit the file.
@@ -100,38 +104,60 @@ def fit_tables(folders: list[Path]) -> dict[str, float]:
     return {b: round(statistics.fmean(v), 3) for b, v in sorted(seconds.items())}
 
 
-def job_overhead(data: dict, config_path: Path, campaign_cpu: float, folders: list[Path]) -> float:
-    """The jobs' own CPU seconds: the campaign's CPU minus what its runs, tables and analysis
-    explain, per job (module docstring)."""
-    model = parse_model(data, "model being fitted")
-    config = yaml.safe_load(config_path.read_text())
-    per_job = max(int(config.get("runs_per_job") or 1), 1)
-    cells: dict[tuple[str, str, float], int] = {}
-    run_cpu = 0.0
-    for folder in folders:
-        for path in folder.rglob("*.nc"):
-            found = run_sample(path)
-            if found is not None:
-                run_cpu += found[1]["seconds"]
-            b, a = path.parent.parent.name, path.parent.name
-            speed = float(path.stem.split("_speed", 1)[1])
-            cells[(b, a, speed)] = cells.get((b, a, speed), 0) + 1
-    runs = sum(cells.values())
-    jobs = sum(math.ceil(n / per_job) for n in cells.values())
-    from tvbo.benchmarks.oracle_table import NO_TABLE_NEEDED
+def campaign_remainder(data: dict, folder: Path, campaign_cpu: float) -> tuple[int, int, float]:
+    """``(jobs, runs, remainder)`` of a campaign: its CPU seconds minus what its runs, tables
+    and analysis explain (module docstring)."""
+    from tvbo.benchmarks.oracle_table import read_oracle_table
 
-    tables = sum(model.table_seconds.get(b, model.default_table_seconds)
-                 for b in config["benchmarks"] if b not in NO_TABLE_NEEDED
-                 and config.get("oracle_tables", True) is not False)
+    model = parse_model(data, "model being fitted")
+    samples = [run_sample(p) for p in sorted((folder / "runs").rglob("*.nc"))]
+    run_cpu = sum(found[1]["seconds"] for found in samples if found is not None)
+    runs = len(samples)
+    jobs = len(list((folder / "benchmarks" / "simulate").rglob("*.tsv")))
+    tables = sum(read_oracle_table(p).header.get("build_cpu_seconds", 0.0)
+                 for p in sorted((folder / "oracles").glob("*.npz")))
     analysis = model.analysis_seconds + model.analysis_seconds_per_run * runs
-    rest = campaign_cpu - run_cpu - runs * model.run_seconds - tables - analysis
-    print(f"campaign {config_path}: {campaign_cpu:.0f} s CPU = runs {run_cpu:.0f} s + per-run "
-          f"{runs * model.run_seconds:.0f} s + tables {tables:.0f} s + analysis {analysis:.0f} s "
-          f"+ {jobs} jobs x {rest / max(jobs, 1):.2f} s")
+    rest = campaign_cpu - run_cpu - tables - analysis
+    print(f"campaign {folder.name}: {campaign_cpu:.0f} s CPU = runs {run_cpu:.0f} s + tables "
+          f"{tables:.0f} s + analysis {analysis:.0f} s + {rest:.0f} s for {jobs} jobs and "
+          f"{runs} runs")
+    if not runs or not jobs:
+        raise SystemExit(f"fit_campaign_time: {folder}: no runs or no job benchmark files "
+                         "(was it built by the workflow?)")
     if rest < 0:
-        raise SystemExit("the runs, tables and analysis already exceed the campaign's CPU: were "
-                         "--runs the runs of that campaign (from a clean results folder)?")
-    return rest / max(jobs, 1)
+        raise SystemExit(f"fit_campaign_time: {folder}: the runs, tables and analysis already "
+                         "exceed the campaign's CPU (was it built from a clean results folder?)")
+    return jobs, runs, rest
+
+
+def fit_overheads(data: dict, campaigns: list[tuple[Path, float]]) -> tuple[float, float]:
+    """``(job_seconds, run_seconds)`` fitted on the campaigns' remainders (module docstring)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    rows = [campaign_remainder(data, folder, cpu) for folder, cpu in campaigns]
+    if len(rows) == 1:
+        jobs, runs, rest = rows[0]
+        run_seconds = float(data["overheads"]["run_seconds"])
+        return max(rest - runs * run_seconds, 0.0) / jobs, run_seconds
+    a = np.array([[jobs, runs] for jobs, runs, _ in rows], dtype=float)
+    b = np.array([rest for _, _, rest in rows], dtype=float)
+    (job_seconds, run_seconds), residual = nnls(a, b)
+    for (jobs, runs, rest), (folder, _) in zip(rows, campaigns, strict=True):
+        print(f"  {folder.name}: remainder {rest:.0f} s, fitted "
+              f"{jobs * job_seconds + runs * run_seconds:.0f} s")
+    return float(job_seconds), float(run_seconds)
+
+
+def _campaign_argument(text: str) -> tuple[Path, float]:
+    folder, sep, cpu = text.rpartition("=")
+    try:
+        seconds = float(cpu)
+    except ValueError:
+        seconds = -1.0
+    if not sep or not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected DIR=CPU_SECONDS")
+    return Path(folder), seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,13 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", nargs="+", type=Path, default=[], help="folders of run files")
     parser.add_argument("--tables", nargs="+", type=Path, default=[],
                         help="folders of shared f*(t) tables (tvbo oracle)")
-    parser.add_argument("--campaign-cpu", type=float, help="CPU seconds of the whole campaign")
-    parser.add_argument("--config", type=Path, help="its config (with --campaign-cpu)")
+    parser.add_argument("--campaign", type=_campaign_argument, action="append", default=[],
+                        metavar="DIR=CPU", help="a whole campaign's results folder and its CPU "
+                        "seconds (repeatable): fits the jobs' and runs' overheads")
     parser.add_argument("--model", type=Path, default=MODEL_FILE, help="model file to update")
     parser.add_argument("--out", type=Path, help="where to write (default: --model)")
     args = parser.parse_args(argv)
-    if (args.campaign_cpu is None) != (args.config is None):
-        parser.error("--campaign-cpu and --config go together")
+    args.runs += [folder / "runs" for folder, _ in args.campaign]
+    args.tables += [folder / "oracles" for folder, _ in args.campaign
+                    if (folder / "oracles").is_dir()]
     for folder in [*args.runs, *args.tables]:
         if not folder.is_dir():
             print(f"fit_campaign_time: {folder}: no such folder", file=sys.stderr)
@@ -162,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     data["oracle_tables"].setdefault("seconds", {}).update(tables)
     if tables:
         print("tables: " + ", ".join(f"{b} {s:.1f} s" for b, s in tables.items()))
-    if args.campaign_cpu is not None:
-        data["overheads"]["job_seconds"] = round(
-            job_overhead(data, args.config, args.campaign_cpu, args.runs), 3)
+    if args.campaign:
+        job_seconds, run_seconds = fit_overheads(data, args.campaign)
+        data["overheads"]["job_seconds"] = round(job_seconds, 3)
+        data["overheads"]["run_seconds"] = round(run_seconds, 3)
+        print(f"overheads: {job_seconds:.3f} s per job, {run_seconds:.3f} s per run")
     data["format"], data["format_version"] = FORMAT, FORMAT_VERSION
     data.setdefault("measured", {})["refitted"] = datetime.date.today().isoformat()
     parse_model(data, "refitted model")  # never write a file the workflow cannot read

@@ -168,3 +168,47 @@ def test_the_fit_script_refits_cells_from_run_files(tmp_path: Path) -> None:
                           "--runs", str(tmp_path / "absent"), "--model", str(model)],
                          capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and "no such folder" in bad.stderr
+
+
+def test_the_fit_script_fits_job_and_run_overheads_on_whole_campaigns(tmp_path: Path) -> None:
+    """Two campaigns of the same two runs, one job against two: the remainders of their CPU
+    seconds (beyond runs and analysis) solve for the per-job and per-run overheads."""
+    import xarray as xr
+
+    folders = []
+    for name, jobs in (("one_job", 1), ("two_jobs", 2)):
+        folder = tmp_path / name
+        runs = folder / "runs" / "eggholder" / "gp-ucb"
+        runs.mkdir(parents=True)
+        for seed in (0, 1):
+            path = runs / f"seed{seed}_speed1.0.nc"
+            tvbo.simulate("eggholder", "gp-ucb", seed=seed, horizon=12.0, warmup=3, cost=0.5,
+                          ).to_netcdf(path)
+        benchmarks = folder / "benchmarks" / "simulate" / "eggholder" / "gp-ucb"
+        benchmarks.mkdir(parents=True)
+        for job in range(jobs):
+            (benchmarks / f"job{job}.tsv").write_text("s\n1.0\n")
+        folders.append(folder)
+    runs_cpu = sum(xr.open_dataset(p).attrs["run_cpu_seconds"]
+                   for p in (folders[0] / "runs").rglob("*.nc"))
+    runs_cpu_two = sum(xr.open_dataset(p).attrs["run_cpu_seconds"]
+                       for p in (folders[1] / "runs").rglob("*.nc"))
+    analysis = 20.0 + 0.5 * 2  # MODEL's analysis overheads for two runs
+    # true overheads 3 s per job and 0.25 s per run
+    cpu_one = runs_cpu + analysis + 3.0 * 1 + 0.25 * 2
+    cpu_two = runs_cpu_two + analysis + 3.0 * 2 + 0.25 * 2
+    out = tmp_path / "refit.yaml"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
+         "--campaign", f"{folders[0]}={cpu_one}", "--campaign", f"{folders[1]}={cpu_two}",
+         "--model", str(_write(tmp_path, MODEL)), "--out", str(out)],
+        capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    fitted = ct.load_model(out)
+    assert fitted.job_seconds == pytest.approx(3.0, abs=2e-3)
+    assert fitted.run_seconds == pytest.approx(0.25, abs=2e-3)
+    assert fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"].runs == 4
+    bad = subprocess.run([sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
+                          "--campaign", f"{folders[0]}=lots", "--model", str(out)],
+                         capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and "expected DIR=CPU_SECONDS" in bad.stderr
