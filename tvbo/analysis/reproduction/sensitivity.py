@@ -70,17 +70,32 @@ def sensitivity_section(sens, campaigns: Campaigns) -> tuple[list[str], pd.DataF
     ds = campaigns.get(sens.campaign)
     if ds is None:
         return lines + [f"Campaign {campaigns.not_yet_run(sens.campaign)}.", ""], None
+    base = campaigns.get(sens.base) if sens.base is not None else None
+    if sens.base is not None and base is None:
+        return lines + [f"Campaign {campaigns.not_yet_run(sens.base)}.", ""], None
     aliases = sens.aliases or None
     published = apply_aliases(paper_table(sens.paper), aliases, sens.paper)
     summary = _tables.summary_table(ds, METRIC)
+    own_speeds = set(summary["speed"])
+    if base is not None:
+        # the base campaign's runs at the speeds the campaign does not run (spec: same settings)
+        extra = _tables.summary_table(base, METRIC)
+        extra = extra[~extra["speed"].isin(own_speeds)]
+        summary = pd.concat([summary, extra], ignore_index=True)
     summary = summary[summary["algorithm"].isin(set(published["algorithm"]))
                       & summary["benchmark"].isin(set(published["benchmark"]))]
     if summary.empty:
         return lines + ["The campaign shares no benchmark and algorithm with the paper.", ""], None
     result = speed_sensitivity(summary)
     speeds = sorted(summary["speed"].unique())
+    source = f"Campaign `{campaigns.sources[sens.campaign].spec.name}`"
+    if base is not None:
+        base_speeds = sorted(set(summary["speed"]) - own_speeds)
+        source += (f" with speed {', '.join(f'{s:g}' for s in base_speeds)} from campaign "
+                   f"`{campaigns.sources[sens.base].spec.name}` (the same settings: those runs "
+                   "are not made twice)")
     lines += [
-        f"Campaign `{campaigns.sources[sens.campaign].spec.name}`, speeds "
+        f"{source}, speeds "
         f"{', '.join(f'{s:g}' for s in speeds)} (every compute time of the profile divided by "
         "the speed). An ordering *holds* when tvbo orders the pair the same way at every speed, "
         "*flips* when it orders it both ways, *tie* when the intervals mean ± 1 s.e. overlap at "

@@ -19,8 +19,11 @@ clear line naming the field, the value and the valid choices. Sections:
     report counts the benchmarks on which A is better than B by more than the standard errors,
     on each side (a paper's headline comparison, e.g. BOLT vs W-DBO).
 ``sensitivity``
-    ``[{paper: PAPER, campaign: KEY}]``: a campaign with several hardware speeds whose pairwise
-    orderings are checked at every speed.
+    ``[{paper: PAPER, campaign: KEY, base: KEY}]``: a campaign with several hardware speeds whose
+    pairwise orderings are checked at every speed. Optional ``base``: a campaign of the same
+    settings whose runs supply the speeds the sensitivity campaign does not run (the table's own
+    campaign at speed 1: those runs are not made twice); every setting but the campaign's name,
+    seeds, speeds, algorithms, benchmarks and grouping must be equal.
 ``overlay``
     ``{name, config, campaigns, note}``: a config laid after the named campaigns' files when the
     papers' setting cannot be had (the offline Temperature day); their results folder becomes
@@ -218,6 +221,8 @@ class SensitivitySpec:
     campaign: str
     #: the campaign's ``paper_aliases`` naming the paper's algorithms (as a table's default)
     aliases: dict[str, str] = field(default_factory=dict)
+    #: the campaign whose runs supply the speeds the campaign does not run, or None
+    base: str | None = None
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,17 @@ def _mapping(where: str, value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+#: config keys in which a sensitivity campaign and its base may differ: which runs exist and how
+#: they are grouped into jobs, never how one run is made
+_GRID_KEYS = frozenset({"campaign", "seeds", "speeds", "algorithms", "benchmarks",
+                        "runs_per_job", "paper_aliases", "paper_tables", "paper_figures"})
+
+
+def _setting_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The config keys (outside the grid) in which two merged campaign configs differ."""
+    return sorted(k for k in (set(a) | set(b)) - _GRID_KEYS if a.get(k) != b.get(k))
+
+
 def _keys(where: str, entry: Mapping[str, Any], required: Sequence[str], optional: Sequence[str]):
     missing = [k for k in required if k not in entry]
     if missing:
@@ -290,11 +301,19 @@ def load_spec(path: str | Path) -> Spec:
     for i, entry in enumerate(raw.get("sensitivity") or []):
         where = f"sensitivity[{i}]"
         entry = _mapping(where, entry)
-        _keys(where, entry, ("paper", "campaign"), ())
+        _keys(where, entry, ("paper", "campaign"), ("base",))
         paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
         campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
+        base = entry.get("base")
+        if base is not None:
+            base = _choice(f"{where}.base", base, keys, "campaign")
+            differ = _setting_differences(campaigns[campaign].merged, campaigns[base].merged)
+            if differ:
+                raise _fail(f"{where}.base", f"{base!r} differs from {campaign!r} in "
+                            f"{', '.join(differ)}: its runs cannot stand for the speeds "
+                            f"{campaign!r} does not run")
         sensitivity.append(
-            SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper))
+            SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper), base)
         )
     by_table = {t.paper: t for t in tables}
     claims = tuple(
