@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out.is_dir():
         print(f"compare: {args.out}: no such folder", file=sys.stderr)
         return 2
-    text = runs_table(read_sides(args.out, sides)[0], sides, LABELS)
+    text = runs_table(read_sides(args.out, sides)[0], sides, LABELS) + "\n"
     print(text, end="")
     if args.markdown:
         args.markdown.write_text(text)

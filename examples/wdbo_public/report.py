@@ -205,7 +205,7 @@ def replay_section(out: Path, runs: Runs) -> str:
     if replayed:
         lines += ["", "Replayed runs beside the measured ones (same code, same seeds; only the "
                   "compute charge differs):", "",
-                  runs_table(runs, ("public", "replay"), LABELS, sorted(replayed))]
+                  runs_table(runs, ("public", "replay"), LABELS, sorted(replayed)), ""]
         for bench in sorted(replayed):
             measured = runs.get("public", {}).get(bench, [])
             if len(measured) < 2 or len(replayed[bench]) < 2:

@@ -270,7 +270,7 @@ def runs_table(runs: Runs, sides: Sequence[str], labels: Mapping[str, str],
     return "\n".join(md_table(
         ("benchmark", "side", "runs (seeds)", "average regret", "time-int. regret",
          f"queries at {quarters} % of H", f"dataset size at {quarters} %",
-         "compute/iter. (s)", "collapsed"), rows)) + "\n"
+         "compute/iter. (s)", "collapsed"), rows))
 
 
 @dataclass
@@ -294,15 +294,17 @@ class ComparisonResult:
 
 
 def comparison_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, str],
-                     entries: Sequence[SideExplanation], explanations_name: str
-                     ) -> tuple[list[str], ComparisonResult]:
+                     entries: Sequence[SideExplanation], explanations_name: str,
+                     level: int = 3) -> tuple[list[str], ComparisonResult]:
     """The runs table, the agreement per benchmark and, where the sides differ, each
-    explanation judged (Markdown lines) and the tallies."""
+    explanation judged (Markdown lines; ``level``: of the sub-headings) and the tallies."""
     a, b = comparison.published, comparison.tvbo
-    lines = [runs_table(runs, (a, b), labels)]
+    # the published side's benchmarks (a campaign runs more), else either side's
+    benchmarks = sorted(runs.get(a) or set(runs.get(a, {})) | set(runs.get(b, {})))
+    lines = [runs_table(runs, (a, b), labels, benchmarks)]
     result = ComparisonResult()
     verdict_lines, open_lines = [], []
-    for bench in sorted(set(runs.get(a, {})) | set(runs.get(b, {}))):
+    for bench in benchmarks:
         ra, rb = runs.get(a, {}).get(bench, []), runs.get(b, {}).get(bench, [])
         if len(ra) < 2 or len(rb) < 2:
             verdict_lines.append(f"- **{bench}**: {len(ra)} {a} and {len(rb)} {b} runs: no "
@@ -327,7 +329,7 @@ def comparison_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, st
     lines += ["", "Agreement (±1 s.e. intervals overlap), two-sample tests on the runs' "
               "values:", "", *verdict_lines, ""]
     if open_lines:
-        lines += ["### Where they differ", "", *open_lines, ""]
+        lines += [f"{'#' * level} Where they differ", "", *open_lines, ""]
     return lines, result
 
 
@@ -357,8 +359,8 @@ def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs,
     return overall, out
 
 
-def same_price_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, str]
-                     ) -> list[str]:
+def same_price_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, str],
+                     level: int = 3) -> list[str]:
     """The published code beside tvbo's emulation charged the published code's own R(n): one
     compute price for both, so what still differs is the algorithms' code."""
     side = comparison.same_price
@@ -366,10 +368,10 @@ def same_price_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, st
         return []
     a = comparison.published
     benches = sorted(runs[side])
-    lines = ["### At one compute price", "",
+    lines = [f"{'#' * level} At one compute price", "",
              f"`{labels[side]}`: tvbo's emulation charged the published code's calibrated "
              "R(n) (every phase summed, once per post-warm-up proposal) instead of the laptop "
-             "profile's prices.", "", runs_table(runs, (a, side), labels, benches)]
+             "profile's prices.", "", runs_table(runs, (a, side), labels, benches), ""]
     for bench in benches:
         ra, rb = runs.get(a, {}).get(bench, []), runs[side][bench]
         if len(ra) < 2 or len(rb) < 2:
@@ -394,8 +396,3 @@ def provenance_text(runs: Runs, sides: Iterable[str]) -> str:
     return "; ".join(f"{n} runs on {machine or 'an unrecorded machine'}"
                      + (f" ({versions})" if versions else "")
                      for (machine, versions), n in counts.items())
-
-
-def section_text(lines: Sequence[str]) -> list[str]:
-    """Markdown lines with the tables' own line breaks split, so ``"\\n".join`` is the page."""
-    return [part for line in lines for part in str(line).rstrip("\n").split("\n")]
