@@ -181,6 +181,18 @@ def test_bad_entries_are_one_line_naming_the_entry(folder: Path, edits, fragment
     assert all(f in message for f in fragments), message
 
 
+def test_a_runs_table_missing_a_column_is_rejected(folder: Path) -> None:
+    table = folder / "config" / "runs.csv"
+    lines = table.read_text().splitlines()
+    table.write_text("\n".join(",".join(row.split(",")[:3]) for row in lines) + "\n")
+    with pytest.raises(ValueError) as err:
+        load_spec(_spec(folder, published_code=_section()))
+    message = str(err.value)
+    assert len(message.splitlines()) == 1
+    assert "published_code.runs: runs.csv: missing column(s) ['avg'," in message
+    assert "--export-runs" in message
+
+
 def test_explanations_naming_an_unknown_side_are_rejected(folder: Path) -> None:
     _explanations(folder / "config" / "explanations.yaml", "pub < elsewhere")
     with pytest.raises(ValueError) as err:

@@ -34,17 +34,15 @@ from scipy import stats
 
 from tvbo.analysis.reproduction.markdown import md_table
 from tvbo.analysis.reproduction.published_spec import (
+    PROVENANCE,
     QUANTITIES,
+    QUARTERS,
     REGRETS,
+    RUN_COLUMNS,
     Comparison,
     SideExplanation,
     SidePrediction,
 )
-
-#: the fractions of the horizon at which queries and dataset size are shown
-QUARTERS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
-#: the runs table's provenance columns (one value per run: where and with what it ran)
-PROVENANCE: tuple[str, ...] = ("algorithm", "compute_model", "machine", "versions")
 
 
 @dataclass(frozen=True)
@@ -125,18 +123,12 @@ def campaign_runs(ds: xr.Dataset, algorithm: str, side: str) -> dict[str, list[R
 
 
 # -- the committed runs table ----------------------------------------------------------------------
-def _columns() -> list[str]:
-    return ["side", "benchmark", "seed", *QUANTITIES, "horizon",
-            *(f"queries_at_{round(q * 100)}" for q in QUARTERS),
-            *(f"size_at_{round(q * 100)}" for q in QUARTERS), *PROVENANCE]
-
-
 def write_runs_table(runs: Iterable[RunValues], path: Path) -> Path:
     """The runs table (CSV, numbers at full precision: read back, they give the same report)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(_columns())
+        writer.writerow(RUN_COLUMNS)
         for r in sorted(runs, key=lambda r: (r.side, r.benchmark, r.seed)):
             writer.writerow([r.side, r.benchmark, r.seed, *(repr(r.values[q]) for q in QUANTITIES),
                              repr(r.horizon), *map(repr, r.queries_at), *map(repr, r.size_at),
@@ -148,7 +140,7 @@ def read_runs_table(path: Path) -> Runs:
     """The runs table: side -> benchmark -> runs (ValueError names a missing column)."""
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        missing = [c for c in _columns() if c not in (reader.fieldnames or [])]
+        missing = [c for c in RUN_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise ValueError(f"{path.name}: missing column(s) {missing}")
         rows = list(reader)

@@ -46,6 +46,16 @@ QUANTITIES: dict[str, tuple[str, str]] = {
 }
 #: the quantities on which two sides are judged to agree (and which an entry may explain)
 REGRETS: tuple[str, ...] = ("avg", "tir")
+#: the fractions of the horizon at which queries and dataset size are shown
+QUARTERS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
+#: the runs table's provenance columns (one value per run: where and with what it ran)
+PROVENANCE: tuple[str, ...] = ("algorithm", "compute_model", "machine", "versions")
+#: the runs table's columns, in order
+RUN_COLUMNS: tuple[str, ...] = (
+    "side", "benchmark", "seed", *QUANTITIES, "horizon",
+    *(f"queries_at_{round(q * 100)}" for q in QUARTERS),
+    *(f"size_at_{round(q * 100)}" for q in QUARTERS), *PROVENANCE,
+)
 
 
 def _fail(where: str, message: str) -> ValueError:
@@ -111,11 +121,14 @@ class PublishedCode:
 
 
 def measured_sides(path: Path) -> list[str]:
-    """The sides the runs table holds (its ``side`` column), in order of appearance."""
+    """The sides the runs table holds (its ``side`` column), in order of appearance; every
+    column must be there (ValueError names the missing ones)."""
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        if reader.fieldnames is None or "side" not in reader.fieldnames:
-            raise ValueError(f"{path.name}: no 'side' column")
+        missing = [c for c in RUN_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path.name}: missing column(s) {missing} (write it with "
+                             "examples/wdbo_public/report.py OUT --export-runs FILE)")
         return list(dict.fromkeys(row["side"] for row in reader))
 
 
