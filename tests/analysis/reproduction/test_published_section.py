@@ -228,3 +228,18 @@ def test_the_shipped_spec_names_the_committed_runs() -> None:
     measured = {s.measured for s in section.sides.values() if s.measured}
     assert measured <= set(read_runs_table(section.runs))
     assert spec.campaigns[section.sides["paper-r"].campaign].name == "wdbo_public_price"
+
+
+def test_the_spec_and_the_page_name_the_same_sides(monkeypatch) -> None:
+    """One explanations file serves the report's section and docs/side-by-side.md: the spec's
+    sides and comparisons are the page's (examples/wdbo_public/side_by_side.py, report.py)."""
+    monkeypatch.syspath_prepend(str(REPO / "examples" / "wdbo_public"))
+    import report
+    import side_by_side
+
+    section = load_spec(REPO / "config" / "reproduction.yaml").published_code
+    assert {n: s.label for n, s in section.sides.items()} == {
+        n: s.label for n, s in side_by_side.SIDES.items()}
+    assert {c.name: c for c in section.comparisons} == report.COMPARISONS
+    exported = {s.measured for s in section.sides.values() if s.measured}
+    assert exported == set(report.EXPORTED)
