@@ -112,7 +112,8 @@ def test_the_section_from_a_runs_table_and_a_campaign(folder: Path) -> None:
     assert "- **eggholder** (3 vs 3 runs): average regret **differ** (difference -100.000" in text
     assert "Welch p = " in section and "Mann-Whitney p = " in section
     # pub < tv holds: 400 + 1.7 < 500 - 1.7
-    assert "- **eggholder**, average regret, time-integrated regret: explained." in section
+    assert ("- **eggholder**, average regret, time-integrated regret: explained "
+            "(explanations.yaml entry 1). the outside code is lower") in section
     assert "prediction average regret: pub < tv: holds" in section
     assert "Measured runs: 6 runs on a test box (tvbo 0)." in section
     assert "[side-by-side.md](side-by-side.md)" in section  # figures, R(n), replay
@@ -125,7 +126,8 @@ def test_the_section_from_a_runs_table_and_a_campaign(folder: Path) -> None:
 def test_a_failing_prediction_contradicts(folder: Path) -> None:
     _explanations(folder / "config" / "explanations.yaml", "pub > tv")
     text = _report(folder)
-    assert "- **eggholder**, average regret, time-integrated regret: **contradicted**." in text
+    assert ("- **eggholder**, average regret, time-integrated regret: **contradicted** "
+            "(explanations.yaml entry 1).") in text
     assert ("prediction average regret: pub > tv: fails (pub 400.000 ± 1.732 vs tv 500.000 ± "
             "1.732)") in text
     assert "(1 differ: 0 explained, 1 contradicted, 0 unexplained)" in text
@@ -179,6 +181,16 @@ def test_bad_entries_are_one_line_naming_the_entry(folder: Path, edits, fragment
     message = str(err.value)
     assert len(message.splitlines()) == 1 and message.startswith("reproduction spec: ")
     assert all(f in message for f in fragments), message
+
+
+def test_a_cause_with_a_typed_number_is_rejected(folder: Path) -> None:
+    path = folder / "config" / "explanations.yaml"
+    path.write_text(path.read_text().replace("the outside code is lower",
+                                             "the outside code is 20 % lower"))
+    with pytest.raises(ValueError) as err:
+        load_spec(_spec(folder, published_code=_section()))
+    assert "explanations.yaml entry 1: a cause contains no numerals" in str(err.value)
+    assert "found 20" in str(err.value)
 
 
 def test_a_runs_table_missing_a_column_is_rejected(folder: Path) -> None:

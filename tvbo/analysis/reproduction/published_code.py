@@ -345,7 +345,7 @@ def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs,
         statuses.append(status)
         shown = {"explained": "explained", "contradicted": "**contradicted**",
                  "unexplained": "unexplained (evidence missing)"}[status]
-        out.append(f"- **{bench}**, {names}: {shown}. {entry.cause}")
+        out.append(f"- **{bench}**, {names}: {shown} ({entry.where}). {entry.cause}")
         out += [f"    - prediction {p}: {s} ({values})" for p, s, values in judged]
     overall = next(s for s in ("explained", "contradicted", "unexplained") if s in statuses)
     return overall, out

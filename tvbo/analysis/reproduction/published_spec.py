@@ -35,6 +35,8 @@ from typing import Any
 
 import yaml
 
+from tvbo.analysis.reproduction.spec import NUMERAL
+
 #: the per-run quantities a comparison (and a prediction) can name: key -> (label, format)
 QUANTITIES: dict[str, tuple[str, str]] = {
     "avg": ("average regret", ".3f"),
@@ -107,7 +109,7 @@ class SideExplanation:
     explains: tuple[str, ...]
     cause: str
     predictions: tuple[SidePrediction, ...]
-    where: str
+    where: str  #: its place in the file ("explanations.yaml entry 2"), printed with it
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,10 @@ def read_explanations(path: Path, sides: Collection[str], pairs: Collection[str]
             raise ValueError(f"{where}: explains {bad}; it may explain {', '.join(REGRETS)}")
         if not entry["predictions"]:
             raise ValueError(f"{where}: at least one prediction")
+        found = NUMERAL.findall(str(entry["cause"]))
+        if found:
+            raise ValueError(f"{where}: a cause contains no numerals (numbers come from the "
+                             f"runs), found {', '.join(dict.fromkeys(found))}")
         predictions = tuple(_prediction(p, where, sides) for p in entry["predictions"])
         out.append(SideExplanation(str(entry["pair"]), tuple(map(str, entry["benchmarks"])),
                                    tuple(entry["explains"]), " ".join(str(entry["cause"]).split()),
