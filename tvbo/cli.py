@@ -729,7 +729,8 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         help="write the reproduction report: published tables and seed-paper claims vs tvbo",
         description="For each published table and seed-paper claim of the spec, compare tvbo's "
         "campaign (results/<campaign>/campaign.nc) with the paper: cells, ratios, ranks, pairwise "
-        "orderings, explanations with computed evidence, speed sensitivity and verdicts. A "
+        "orderings, explanations with computed evidence, speed sensitivity and verdicts; and the "
+        "published code's measured runs (a committed table) beside tvbo's emulations. A "
         "campaign not yet run is listed with the command that runs it.",
     )
     p.add_argument("--spec", default="config/reproduction.yaml", metavar="FILE",

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import tvbo
+from tvbo.analysis.reproduction.published_code import fmt, judge, mean_se, read_runs_table
+from tvbo.analysis.reproduction.published_spec import SidePrediction
 from tvbo.results.io import write_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,21 +64,30 @@ def test_the_page_is_made_from_the_run_files(out: Path, report, tmp_path: Path) 
     assert "on both regrets on" in text and "of 1 benchmarks with 2 or more runs a side" in text
     assert (page.parent / "side" / "w-dbo_over_time.png").is_file()
     # the numbers are the run files' own
-    compare = sys.modules["compare"]
-    runs = compare.load(out / "paper")["hartmann3"]
-    m, se = compare.mean_se([r.values["avg"] for r in runs])
-    assert compare.fmt(m, se) in text and math.isfinite(se)
+    runs = report.read_sides(out, ("paper",))[0]["paper"]["hartmann3"]
+    m, se = mean_se([r.values["avg"] for r in runs])
+    assert fmt(m, se) in text and math.isfinite(se)
     if "### Where they differ" in text:  # a judged prediction, with its values
         assert "prediction compute per iteration (s): public < paper: holds" in text
 
 
 def test_a_prediction_is_judged_by_its_intervals(out: Path, report) -> None:
-    runs = report.read_sides(out, ("public", "paper"))
-    cheaper = report.Prediction.parse("compute", "public < paper", "test")
-    dearer = report.Prediction.parse("compute", "public > paper", "test")
-    assert cheaper.judge(runs, "hartmann3")[0] == "holds"  # ten times faster hardware
-    assert dearer.judge(runs, "hartmann3")[0] == "fails"
-    assert cheaper.judge(runs, "shekel")[0] == "no evidence"
+    runs = report.read_sides(out, ("public", "paper"))[0]
+    cheaper = SidePrediction("compute", "public", "<", "paper")
+    dearer = SidePrediction("compute", "public", ">", "paper")
+    assert judge(cheaper, runs, "hartmann3")[0] == "holds"  # ten times faster hardware
+    assert judge(dearer, runs, "hartmann3")[0] == "fails"
+    assert judge(cheaper, runs, "shekel")[0] == "no evidence"
+
+
+def test_the_runs_table_gives_the_page_s_numbers(out: Path, report, tmp_path: Path) -> None:
+    """--export-runs writes the published code's sides; read back, every number is the run
+    files' own (the reproduction report renders the section from this table)."""
+    table = tmp_path / "runs.csv"
+    assert report.main([str(out), "--export-runs", str(table), "--machine", "a test box"]) == 0
+    from_files = report.read_sides(out, ("public",), "a test box")[0]
+    assert read_runs_table(table) == from_files
+    assert "a test box" in table.read_text()
 
 
 @pytest.mark.parametrize(("entry", "cause"), [

@@ -55,6 +55,7 @@ rule reproduction:
         campaign=expand("results/{campaign}/campaign.nc", campaign=CAMPAIGN),
         others=reproduction_campaigns,
         spec=REPRODUCTION_SPEC,
+        published=reproduction_published_files,
     output:
         md=report(
             "docs/reproduction.md",

@@ -70,6 +70,15 @@ def reproduction_campaigns(wildcards=None):
     return [f"results/{name}/campaign.nc" for name in sorted(reproduction_others())]
 
 
+def reproduction_published_files(wildcards=None):
+    """The files of the spec's published_code section (the committed runs table of the published
+    code and the explanations file): a change to either rebuilds the report."""
+    spec = _reproduction_spec()
+    if spec is None or spec.published_code is None:
+        return []
+    return [str(spec.published_code.runs), str(spec.published_code.explanations)]
+
+
 def reproduction_campaign_configs(wildcards):
     """The config files of one spec campaign (absolute), its overrides file last."""
     campaign = reproduction_others()[wildcards.other]

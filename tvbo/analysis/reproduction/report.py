@@ -5,9 +5,10 @@
 (``docs/reproduction.md``, :func:`write_report`, ``tvbo reproduce``): the header (provenance,
 stand-ins, the campaigns and how to read the report), one section per published table
 (:mod:`~tvbo.analysis.reproduction.paper_tables`), the speed sensitivity
-(:mod:`~tvbo.analysis.reproduction.sensitivity`) and the claims
-(:mod:`~tvbo.analysis.reproduction.claims`). The same run files and provenance file give the same
-bytes.
+(:mod:`~tvbo.analysis.reproduction.sensitivity`), the claims
+(:mod:`~tvbo.analysis.reproduction.claims`) and the published code
+(:mod:`~tvbo.analysis.reproduction.published_section`). The same run files and provenance file
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tvbo.analysis.reproduction.claims import claims_section
 from tvbo.analysis.reproduction.fit_section import fit_summary
 from tvbo.analysis.reproduction.markdown import md_table
 from tvbo.analysis.reproduction.paper_tables import table_section
+from tvbo.analysis.reproduction.published_section import published_section
 from tvbo.analysis.reproduction.sensitivity import sensitivity_section
 from tvbo.analysis.reproduction.spec import Spec
 from tvbo.analysis.reproduction.spec_yaml import load_spec
@@ -201,6 +203,9 @@ def _build(spec: Spec, campaigns: Campaigns, recorded: Mapping[str, Any] | None)
         lines += section
     claim_lines, verdicts = claims_section(spec, campaigns) if spec.claims else ([], {})
     lines += claim_lines
+    published_lines, published_summary = published_section(spec, campaigns)
+    lines += published_lines
+    summary += published_summary
     head_end = lines.index("## Campaigns")
     stand_ins = _stand_in_text(spec, campaigns)
     if stand_ins:

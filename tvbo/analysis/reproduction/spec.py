@@ -53,6 +53,10 @@ clear line naming the field, the value and the valid choices. Sections:
 ``claims``
     ``[{id, paper, source, quote, campaign, benchmarks, algorithms, baselines, measure, relation,
     reason, evidence}]``: a seed paper's headline claim and how tvbo's runs test it.
+``published_code``
+    ``{runs, explanations, page, sides, comparisons}``: the published code's runs (a committed
+    table of measured runs) against tvbo's campaigns, with the explanations file's predictions;
+    read by :mod:`tvbo.analysis.reproduction.published_spec`, which documents the keys.
 
 Evidence kinds (:data:`EVIDENCE_KINDS`): ``variant`` (two algorithms of one campaign side by side,
 e.g. the faithful ``w-dbo-reference`` vs ``w-dbo``), ``fit_health`` (fits at a bound, runs with
@@ -68,9 +72,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from tvbo.analysis.reproduction.published_spec import PublishedCode
 
 EVIDENCE_KINDS: dict[str, tuple[str, ...]] = {
     # kind -> required keys besides ``kind`` and ``campaign``
@@ -111,6 +118,7 @@ MEASURE_AT: tuple[str, ...] = ("final", "cpu_time")
 
 SECTIONS: tuple[str, ...] = (
     "campaigns", "overlay", "tables", "sensitivity", "explanations", "fit_causes", "claims",
+    "published_code",
 )
 
 
@@ -361,6 +369,8 @@ class Spec:
     claims: tuple[Claim, ...]
     fit_causes: tuple[FitCause, ...] = ()
     overlay: Overlay | None = None
+    #: the published code's runs against tvbo's campaigns (None: no such section)
+    published_code: PublishedCode | None = None
 
     def replicate(self, campaign: str) -> str | None:
         """The held-out replicate's campaign key of ``campaign`` (None: it has none)."""

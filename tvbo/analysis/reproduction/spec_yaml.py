@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from tvbo.analysis.published import PAPERS, apply_aliases, paper_table
+from tvbo.analysis.reproduction.published_spec import read_section as read_published_code
 from tvbo.analysis.reproduction.spec import (
     BOUND_RELATIONS,
     CURVE_NAMES,
@@ -330,8 +331,9 @@ def load_spec(path: str | Path) -> Spec:
         _fit_cause(f"fit_causes[{i}]", entry, by_table, campaigns)
         for i, entry in enumerate(raw.get("fit_causes") or [])
     )
+    published = read_published_code(raw.get("published_code"), base, campaigns)
     return Spec(path, campaigns, tuple(tables), tuple(sensitivity), tuple(explanations), claims,
-                fit_causes, overlay)
+                fit_causes, overlay, published)
 
 
 def _no_numerals(where: str, text: str) -> str:
