@@ -305,16 +305,17 @@ def load_spec(path: str | Path) -> Spec:
         _keys(where, entry, ("paper", "campaign"), ("base",))
         paper = _choice(f"{where}.paper", entry["paper"], list(PAPERS), "paper table")
         campaign = _choice(f"{where}.campaign", entry["campaign"], keys, "campaign")
-        base = entry.get("base")
-        if base is not None:
-            base = _choice(f"{where}.base", base, keys, "campaign")
-            differ = _setting_differences(campaigns[campaign].merged, campaigns[base].merged)
+        speed_base = entry.get("base")
+        if speed_base is not None:
+            speed_base = _choice(f"{where}.base", speed_base, keys, "campaign")
+            differ = _setting_differences(campaigns[campaign].merged, campaigns[speed_base].merged)
             if differ:
-                raise _fail(f"{where}.base", f"{base!r} differs from {campaign!r} in "
+                raise _fail(f"{where}.base", f"{speed_base!r} differs from {campaign!r} in "
                             f"{', '.join(differ)}: its runs cannot stand for the speeds "
                             f"{campaign!r} does not run")
         sensitivity.append(
-            SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper), base)
+            SensitivitySpec(paper, campaign, _campaign_aliases(campaigns[campaign], paper),
+                            speed_base)
         )
     by_table = {t.paper: t for t in tables}
     claims = tuple(
