@@ -108,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, default=Path("config/reproduction.yaml"))
     parser.add_argument("--provenance-out", type=Path,
                         default=Path("config/reproduction_provenance.yaml"))
+    parser.add_argument("--campaigns", nargs="+", metavar="NAME",
+                        help="build only these campaigns (results folder names), in this order, "
+                             "then stop: a sitting too short for the whole regeneration builds "
+                             "whole campaigns only, so that each one's time is one measurement")
     parser.add_argument("--untimed-ok", action="store_true",
                         help="leave campaigns built without this script out of the sum (the "
                              "provenance then says so) instead of stopping")
@@ -115,7 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)
     timing = read_timing()
     untimed = []
-    for name in campaign_names(args.spec):
+    names = campaign_names(args.spec)
+    unknown = sorted(set(args.campaigns or ()) - set(names))
+    if unknown:
+        print(f"time_reproduction: unknown campaign(s) {', '.join(unknown)}; valid: "
+              f"{', '.join(names)}", file=sys.stderr)
+        return 2
+    for name in args.campaigns or names:
         if name in timing:
             continue
         if Path(f"results/{name}/campaign.nc").is_file():
@@ -136,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                         "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
         write_timing(timing)
         print(f"time_reproduction: {name}: {wall:.0f} s wall, {cpu:.0f} s CPU", flush=True)
+    if args.campaigns:
+        return 0
     code, wall, cpu = timed(snakemake(args.cores, "reproduction"),
                             Path("results/logs/time_reproduction_report.log"))
     if code:
