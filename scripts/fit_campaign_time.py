@@ -59,16 +59,23 @@ def run_sample(path: Path) -> tuple[tuple[str, str, str], dict[str, float]] | No
             warm = ds["is_warmup"].values.astype(bool)
             compute = ds["compute_total"].values[~warm] if "compute_total" in ds else []
             speed = float(ds["speed"].values)
+            queried = ds["t_query"].values[~warm] if "t_query" in ds else []
             benchmark, algorithm = str(ds["benchmark"].values), str(ds["algorithm"].values)
     described = json.loads(attrs.get("compute_model_json") or "{}")
     profile = described.get("profile")
     config = {"compute": attrs.get("compute_model"),
               "profile": profile.get("name") if isinstance(profile, dict) else profile}
     mean_compute = float(statistics.fmean(compute)) * speed if len(compute) else 0.0
+    mean_compute = mean_compute if math.isfinite(mean_compute) else 0.0
+    # the virtual time after the warm-up and the iterations in it (fit_cells: the wait)
+    span = float(attrs["horizon"]) - float(queried[0]) if len(queried) else 0.0
     return (compute_class(config), algorithm, benchmark), {
         "seconds": float(attrs["run_cpu_seconds"]),
         "iterations": float(attrs["n_iterations"]),
-        "compute": mean_compute if math.isfinite(mean_compute) else 0.0,
+        "compute": mean_compute,
+        "span": span if math.isfinite(span) else 0.0,
+        "post": float(len(queried)),
+        "step": float(attrs["cost"]) + mean_compute / speed,
     }
 
 
@@ -85,10 +92,15 @@ def fit_cells(folders: list[Path]) -> tuple[dict, int, int]:
             used += 1
     cells: dict = {}
     for (key, algorithm, benchmark), rows in sorted(samples.items()):
-        cells.setdefault(key, {}).setdefault(algorithm, {})[benchmark] = {
-            name: round(statistics.fmean(r[name] for r in rows), 6)
-            for name in ("seconds", "iterations", "compute")
-        } | {"runs": len(rows)}
+        cell = {name: round(statistics.fmean(r[name] for r in rows), 6)
+                for name in ("seconds", "iterations", "compute")}
+        # the wait: the mean period of a post-warm-up iteration (total time over total
+        # iterations, so the cell's mean iteration count comes back) beyond cost and compute
+        post = sum(r["post"] for r in rows)
+        if post:
+            period = sum(r["span"] for r in rows) / post
+            cell["wait"] = round(period - statistics.fmean(r["step"] for r in rows), 6)
+        cells.setdefault(key, {}).setdefault(algorithm, {})[benchmark] = cell | {"runs": len(rows)}
     return cells, used, skipped
 
 

@@ -162,6 +162,11 @@ def test_the_fit_script_refits_cells_from_run_files(tmp_path: Path) -> None:
     fitted = ct.load_model(out)
     cell = fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"]
     assert cell.runs == 2 and cell.seconds > 0 and cell.iterations > 3
+    # the cell's wait brings the sampled runs' mean iteration count back at their own settings
+    sampled = {"horizon": 12.0, "warmup": 3, "compute": "counted",
+               "benchmark_options": {"eggholder": {"cost": 0.5}}}
+    priced = ct.price_run(fitted, sampled, "eggholder", "gp-ucb")
+    assert priced.iterations == pytest.approx(cell.iterations, rel=1e-4)
     assert fitted.cells["counted:reference-2core"]["bolt"] == (
         ct.parse_model(MODEL).cells["counted:reference-2core"]["bolt"])  # kept
     bad = subprocess.run([sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
@@ -212,3 +217,12 @@ def test_the_fit_script_fits_job_and_run_overheads_on_whole_campaigns(tmp_path: 
                           "--campaign", f"{folders[0]}=lots", "--model", str(out)],
                          capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and "expected DIR=CPU_SECONDS" in bad.stderr
+
+
+def test_a_cells_wait_lengthens_its_iterations() -> None:
+    """ABO's look-ahead waits: an iteration lasts cost + compute + wait (120 s horizon, 15
+    warm-up queries at 0.5 s, then 112.5 s of 1 s iterations)."""
+    assert ct.iterations(CONFIG, "eggholder", 0.02, wait=0.48) == pytest.approx(15 + 112.5)
+    assert ct.iterations(CONFIG, "eggholder", 0.02) == pytest.approx(15 + 112.5 / 0.52)
+    # a negative wait (compute that varies) never makes an iteration free
+    assert ct.iterations(CONFIG, "eggholder", 0.02, wait=-5.0) == pytest.approx(15 + 112.5 / 0.52)

@@ -14,11 +14,13 @@ benchmark's shared f*(t) table, and of the analysis after the runs.
 One run of a campaign cell is priced as
 
     seconds = (sampled seconds / sampled iterations) * iterations
-    iterations = min(max_iterations, warmup + (H - warmup * c) / (c + compute / speed))
+    iterations = min(max_iterations, warmup + (H - warmup * c) / (c + compute / speed + wait))
 
-with ``compute`` the cell's measured virtual compute per iteration, so a change of horizon, cost
-or speed scales the sampled cost by the iterations it changes (linearly: an algorithm whose
-dataset grows costs more per iteration on a longer run than this predicts). A cell the model
+with ``compute`` the cell's measured virtual compute per iteration and ``wait`` the rest of its
+measured post-warm-up period (ABO's look-ahead waits; the spread of the compute), so a change
+of horizon, cost or speed scales the sampled cost by the iterations it changes (linearly: an
+algorithm whose dataset grows costs more per iteration on a longer run than this predicts).
+A cell the model
 has not seen is priced by a stated fallback (:data:`FALLBACKS`): the algorithm's median over
 the benchmarks it was sampled on, else the compute class's median over every sampled cell, else
 every class's median; each fallback is named in the start message.
@@ -71,6 +73,10 @@ class Cell:
     iterations: float  # mean iterations of those runs
     compute: float  # mean virtual compute of one post-warm-up iteration (s, at speed 1)
     runs: int = 1
+    #: mean virtual seconds of one post-warm-up iteration beyond its cost and compute: ABO's
+    #: look-ahead waits, and the spread of the compute (an iteration count is the horizon over
+    #: the MEAN period, which a mean compute under-counts when compute varies); may be negative
+    wait: float = 0.0
 
     @property
     def seconds_per_iteration(self) -> float:
@@ -102,6 +108,16 @@ def _number(value: Any, where: str) -> float:
     return out
 
 
+def _signed(value: Any, where: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise CampaignTimeModelError(f"{where}: expected a number, found {value!r}") from None
+    if not math.isfinite(out):
+        raise CampaignTimeModelError(f"{where}: expected a finite number, found {value!r}")
+    return out
+
+
 def parse_model(data: Any, source: str = "campaign-time model") -> Model:
     """A :class:`Model` from the decoded YAML ``data``; :class:`CampaignTimeModelError` names
     the first bad field."""
@@ -124,6 +140,7 @@ def parse_model(data: Any, source: str = "campaign-time model") -> Model:
                     iterations=_number(row.get("iterations"), f"{where}.iterations"),
                     compute=_number(row.get("compute", 0.0), f"{where}.compute"),
                     runs=int(_number(row.get("runs", 1), f"{where}.runs")),
+                    wait=_signed(row.get("wait", 0.0), f"{where}.wait"),
                 )
     overheads = data.get("overheads") or {}
     tables = data.get("oracle_tables") or {}
@@ -188,12 +205,14 @@ def cost_and_horizon(config: Mapping[str, Any], benchmark: str) -> tuple[float, 
 
 
 def iterations(config: Mapping[str, Any], benchmark: str, compute: float,
-               speed: float = 1.0) -> float:
+               speed: float = 1.0, wait: float = 0.0) -> float:
     """Expected iterations of one run when an iteration computes ``compute`` virtual seconds
-    at speed 1 (module docstring)."""
+    at speed 1 and waits ``wait`` more (module docstring)."""
     cost, horizon = cost_and_horizon(config, benchmark)
     warmup = int(config.get("warmup") or 0)
     step = cost + compute / max(float(speed), 1e-12)
+    if step + wait > 0:
+        step += wait
     rest = max(horizon - warmup * cost, 0.0)
     count = warmup + (rest / step if step > 0 else 1e6)
     cap = config.get("max_iterations")
@@ -215,7 +234,8 @@ def _median_cell(cells: Iterable[Cell]) -> Cell | None:
         return None
     return Cell(seconds=statistics.median(c.seconds_per_iteration for c in cells),
                 iterations=1.0, compute=statistics.median(c.compute for c in cells),
-                runs=sum(c.runs for c in cells))
+                runs=sum(c.runs for c in cells),
+                wait=statistics.median(c.wait for c in cells))
 
 
 def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm: str,
@@ -235,7 +255,7 @@ def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm
                                           for c in a.values())
     if cell is None:
         raise CampaignTimeModelError(f"{model.source}: no sampled cells at all")
-    n = iterations(config, benchmark, cell.compute, speed)
+    n = iterations(config, benchmark, cell.compute, speed, cell.wait)
     return Price(seconds=cell.seconds_per_iteration * n + model.run_seconds, iterations=n,
                  basis=basis)
 
