@@ -558,11 +558,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     out = check_output_file(args.out, suffixes=NETCDF)
     check_not_input(out, runs)
     # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
-    from tvbo.results.campaign import merge_runs, write_campaign
+    from tvbo.results.campaign import MAX_QUERIES, merge_runs, write_campaign
     from tvbo.results.validate import parse_allow_mixed
 
     allow_mixed = parse_allow_mixed(args.allow_mixed)
-    campaign = merge_runs(runs, allow_mixed, args.jobs)  # checked before writing
+    max_queries = MAX_QUERIES if args.max_queries is None else (args.max_queries or None)
+    campaign = merge_runs(runs, allow_mixed, args.jobs, max_queries)  # checked before writing
     out.parent.mkdir(parents=True, exist_ok=True)
     print(write_campaign(campaign, out))
     return 0
@@ -1069,6 +1070,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="read the run files and combine each benchmark's runs in N worker processes "
         "(default 1); the campaign file is the same, byte for byte, whatever N",
+    )
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs with more than N queries (the floor rows make H / c) keep their per-run "
+        "metrics and time-grid curves in the campaign, not their per-query record, which "
+        "stays in the run file: the campaign pads every run to its longest (default: "
+        "tvbo.results.campaign.MAX_QUERIES; 0: keep every run's record)",
     )
     p.set_defaults(func=cmd_merge)
 

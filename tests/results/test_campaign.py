@@ -260,3 +260,25 @@ def test_runs_table(campaign: xr.Dataset) -> None:
     run = make_run("eggholder", "bolt", 0)
     assert row["n_iterations"] == run.sizes["iteration"]
     assert row["average_regret"] == pytest.approx(run.attrs["average_regret"], rel=0, abs=0)
+
+
+def test_a_run_with_more_queries_than_the_cap_keeps_its_metrics_not_its_queries(
+        tmp_path: Path) -> None:
+    """The floor rows make H / c queries: padded to them, every run of a campaign would be as
+    long. Above ``max_queries`` a run keeps its per-run metrics and time-grid curves; its
+    per-query variables are NaN padding, and the campaign names it."""
+    paths = [write_run(make_run("shekel", "gp_ucb", 0, n_iterations=12), tmp_path / "a.nc"),
+             write_run(make_run("shekel", "bolt", 0, n_iterations=40), tmp_path / "b.nc")]
+    capped = merge_runs(paths, max_queries=20)
+    assert capped.sizes["iteration"] == 12  # the long run no longer sets the length
+    long = capped.sel(algorithm="bolt").squeeze()
+    assert np.isnan(long["y"].values).all()
+    assert long["average_regret"].item() == pytest.approx(
+        read_run(paths[1])["average_regret"].item())
+    assert long["n_iterations"].item() == 40
+    assert json.loads(capped.attrs["per_query_omitted_json"]) == {
+        "max_queries": 20, "runs": ["shekel/bolt/0/1.0"]}
+    whole = merge_runs(paths, max_queries=None)
+    assert whole.sizes["iteration"] == 40 and "per_query_omitted_json" not in whole.attrs
+    short = whole.sel(algorithm="gp_ucb")["y"].isel(iteration=slice(0, 12))
+    assert short.equals(capped.sel(algorithm="gp_ucb")["y"])

@@ -68,8 +68,8 @@ def run_paths(tmp_path_factory) -> list[Path]:
 
 
 def test_block_combine_equals_the_whole_grid_combine(run_paths) -> None:
-    grid, _, _ = _prepared_grid(run_paths, (), 1)
-    whole, _, _ = _prepared_grid(run_paths, (), 1)
+    grid, _, _, _ = _prepared_grid(run_paths, (), 1)
+    whole, _, _, _ = _prepared_grid(run_paths, (), 1)
     blocks = _combine_grid(grid)
     reference = _combine(whole, RUN_KEYS)
     xr.testing.assert_identical(blocks, reference)

@@ -51,6 +51,14 @@ from tvbo.results.schema import (
 from tvbo.results.validate import MIXED_ALLOWED_ATTRIBUTE, load_runs, parse_allow_mixed
 
 PER_RUN_ATTRIBUTES = "per_run_attributes"
+#: runs with more queries than this keep only their per-run metrics and time-grid curves in a
+#: campaign; their per-query record (every variable along ``iteration``) stays in the run file.
+#: Why: the campaign pads every run's per-query variables to its longest run, and the floor
+#: rows make H / c queries (180,001 on BOLT [B]'s Temperature): padded, BOLT [B]'s 1,400 runs
+#: would need tens of GB. The longest algorithm runs of the papers' campaigns make ~2,200.
+MAX_QUERIES = 5000
+#: campaign attribute: the cap, and the runs (benchmark/algorithm/seed/speed) it left out
+PER_QUERY_OMITTED = "per_query_omitted_json"
 #: variable attribute of a string fit variable stored as codes: the JSON list of its values
 CATEGORIES = "categories_json"
 #: variable attribute recording the integer dtype a variable had before NaN padding made it float
@@ -308,15 +316,23 @@ def _combine_block(nested: list[Any]) -> xr.Dataset:
 
 
 def _prepared_grid(
-    paths: list[str | Path], allow_mixed: Sequence[str], jobs: int
-) -> tuple[list[Any], list[str], dict[Hashable, str]]:
+    paths: list[str | Path], allow_mixed: Sequence[str], jobs: int,
+    max_queries: int | None = MAX_QUERIES,
+) -> tuple[list[Any], list[str], dict[Hashable, str], list[str]]:
     """Read, check and prepare the runs (steps 1-3 of the module docstring).
 
     Returns the run grid nested along :data:`RUN_KEYS` (placeholders in empty cells), the
-    attributes moved to variables and the integer dtypes of variables padding may make float.
+    attributes moved to variables, the integer dtypes of variables padding may make float and
+    the runs whose per-query record was left out (more than ``max_queries`` queries).
     """
     parts = load_runs(paths, allow_mixed, jobs)  # one-line errors; refuses a silent mix
     keys = [_run_key(ds, p) for ds, p in zip(parts, paths, strict=True)]
+    omitted = []
+    if max_queries is not None:
+        for i, ds in enumerate(parts):
+            if ds.sizes.get("iteration", 0) > max_queries:
+                parts[i] = ds.isel(iteration=slice(0, 0))  # padded with NaN like a short run
+                omitted.append("/".join(str(k) for k in keys[i]))
     seen: dict[RunKey, list[str]] = {}
     for key, path in zip(keys, paths, strict=True):
         seen.setdefault(key, []).append(str(path))
@@ -359,7 +375,7 @@ def _prepared_grid(
             return cell(prefix)
         return [nest((*prefix, value), depth + 1) for value in axes[depth]]
 
-    return nest((), 0), moved, integer_dtypes
+    return nest((), 0), moved, integer_dtypes, omitted
 
 
 def _combine_grid(grid: list[Any], jobs: int = 1) -> xr.Dataset:
@@ -394,7 +410,8 @@ def _combine_grid(grid: list[Any], jobs: int = 1) -> xr.Dataset:
 
 
 def merge_runs(
-    paths: Sequence[str | Path], allow_mixed: Sequence[str] = (), jobs: int = 1
+    paths: Sequence[str | Path], allow_mixed: Sequence[str] = (), jobs: int = 1,
+    max_queries: int | None = MAX_QUERIES,
 ) -> xr.Dataset:
     """Merge run files into one campaign Dataset with dimensions ``RUN_KEYS`` + run dimensions.
 
@@ -414,7 +431,7 @@ def merge_runs(
     paths = list(paths)
     if not paths:
         raise ValueError("merge_runs needs at least one run file, got an empty list")
-    grid, moved, integer_dtypes = _prepared_grid(paths, allow_mixed, jobs)
+    grid, moved, integer_dtypes, omitted = _prepared_grid(paths, allow_mixed, jobs, max_queries)
     campaign = _combine_grid(grid, jobs)
     for name in campaign.data_vars:
         if campaign.variables[name].dtype == object:
@@ -433,6 +450,9 @@ def merge_runs(
     )
     campaign.attrs[PER_RUN_ATTRIBUTES] = ",".join(moved)
     campaign.attrs["n_runs"] = len(paths)
+    if omitted:
+        campaign.attrs[PER_QUERY_OMITTED] = json.dumps({"max_queries": max_queries,
+                                                        "runs": omitted})
     if allow_mixed:
         campaign.attrs[MIXED_ALLOWED_ATTRIBUTE] = ",".join(parse_allow_mixed(list(allow_mixed)))
     return campaign.transpose(*RUN_KEYS, ...)
