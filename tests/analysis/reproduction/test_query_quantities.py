@@ -110,6 +110,22 @@ def test_merged_campaign_per_run_configs_and_padding() -> None:
     assert frame["value"].tolist() == pytest.approx([45.0 / 46.0, 25.0 / 4000.0 / 91.0])
 
 
+def test_a_run_without_its_per_query_record_is_missing_not_zero() -> None:
+    """A run longer than the merge's max_queries (tvbo.results.campaign) keeps no queries in the
+    campaign: all NaN. Its query quantities are missing; the other run's are computed. The
+    campaign's ``dim`` axis is longer than Griewank's here (a higher-dimensional benchmark beside
+    it), so an empty run must not keep the padded columns."""
+    a = _one_run(x=[[0.5, 0.5, np.nan], [1.0, 0.5, np.nan]], regret=[1.0, 91.0], warmup=[0, 0])
+    b = _one_run(seed=1, x=[[np.nan] * 3] * 2, regret=[np.nan] * 2, warmup=[0, 0])
+    texts = [a.attrs.pop("config_json"), b.attrs.pop("config_json")]
+    ds = xr.concat([a, b], dim="seed", join="outer")
+    ds[ATTRIBUTE_PREFIX + "config_json"] = (RUN_KEYS, np.array(texts, object).reshape(1, 1, 2, 1))
+    ds[PRESENT_VARIABLE] = (RUN_KEYS, np.ones((1, 1, 2, 1), np.int8))
+    frame = qq.bowl_share(ds)
+    assert frame["seed"].tolist() == [0]
+    assert frame["value"].tolist() == pytest.approx([45.0 / 46.0])
+
+
 def test_dimension_padding_of_a_lower_dimensional_run() -> None:
     """A merged campaign pads ``dim`` with NaN for a benchmark of lower dimension: those
     columns are not coordinates (x = 0.5 then 1.0 in one dimension: 1 of 2 on a face)."""

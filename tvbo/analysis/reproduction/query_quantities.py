@@ -100,6 +100,10 @@ def _runs(ds: xr.Dataset, *names: str) -> Iterator[tuple[dict, dict[str, np.ndar
         # the ``dim`` axis beyond its benchmark's own dimension
         first = series[names[0]]
         queries = np.isfinite(first.reshape(first.shape[0], -1)).any(axis=1)
+        if not queries.any():
+            # no per-query record in the campaign (a run longer than the merge's max_queries,
+            # tvbo.results.campaign): its query quantities are missing, not zero
+            continue
         out = {}
         for name, values in series.items():
             values = values[queries]
