@@ -134,3 +134,9 @@ def test_provenance_rejects_bad_builds_and_unknown_keys(tmp_path: Path, extra, m
                                     "machine": "m", **extra}))
     with pytest.raises(ValueError, match=re.escape(message)):
         read_provenance(path)
+
+
+def test_a_report_built_from_some_campaigns_says_how_many(built) -> None:
+    """The fake spec names four campaigns, one never run: the header says so."""
+    assert ("records it. This report reads 3 of the 4 campaigns below (the others: not yet "
+            "run).") in built.text

@@ -78,8 +78,12 @@ def _header(
         "",
     ]
     if provenance is None:
+        built = sum(source.dataset is not None for source in campaigns.sources.values())
+        partial = (f" This report reads {built} of the {len(campaigns.sources)} campaigns below "
+                   "(the others: not yet run)." if built < len(campaigns.sources) else "")
         lines += ["Regeneration: not recorded (no `--provenance` file): run `snakemake --cores N "
-                  "reproduction`, which builds every campaign below and records it.", ""]
+                  "reproduction`, which builds every campaign below and records it." + partial,
+                  ""]
     else:
         builds = provenance.get("campaigns") or {}
         how = ("campaigns and report, from a clean results folder"
