@@ -275,3 +275,16 @@ def test_register_plugs_in_a_factory():
         B._REGISTRY.pop("flattest", None)
         B._DISPLAY.pop("flattest", None)
     assert "flat-test" not in B.names()
+
+
+@pytest.mark.parametrize("name", [*NAMES, "wlan", "moving-bump", "rastrigin"])
+def test_observe_is_the_value_and_the_sample_of_one_evaluation(name: str) -> None:
+    """The engine's one-evaluation ``observe`` returns exactly ``(f(x, t), sample(x, t, rng))``
+    with the same generator state: the same floats the engine's two calls gave before."""
+    bench = B.make(name, horizon=60.0)
+    rng = np.random.default_rng(3)
+    for x, t in zip(rng.uniform(size=(5, bench.d)), (0.0, 1.25, 17.0, 42.5, 60.0), strict=True):
+        f, y = bench.observe(x, t, np.random.default_rng(11))
+        assert f == float(bench(x, t))
+        assert y == float(bench.sample(x, t, np.random.default_rng(11)))
+        assert y != f  # the noise draw is in y, not in f

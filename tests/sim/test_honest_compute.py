@@ -116,3 +116,21 @@ def test_measured_charges_every_thread_of_the_process() -> None:
     assert workers >= 6 * 2 * TwoThreads.per_thread
     assert 0.8 * workers <= charged <= 1.2 * workers
     assert charged <= process  # the run's whole process CPU time bounds it
+
+
+def test_counted_prices_a_phase_without_work_at_zero_without_asking() -> None:
+    """The engine's shortcut for a phase that reported no work under ``counted`` (every phase
+    0 s, the model not asked) gives what the model itself gives for it, at any speed and
+    dataset size: the shortcut may only skip, never change, a price."""
+    from tvbo.sim.compute import COMPUTE_MODELS, make_compute_model
+
+    for speed in (0.1, 1.0, 7.0):
+        counted = make_compute_model("counted", speed=speed)
+        assert counted.free_without_work
+        for n in (0, 3, 500):
+            assert counted.seconds("update", {}, 2.5, n, call="ingest", warmup=False) == 0.0
+    others = [make_compute_model(m, polynomial=[0.1, 0.01]) if m == "polynomial"
+              else make_compute_model(m) for m in COMPUTE_MODELS if m != "counted"]
+    assert others and not any(model.free_without_work for model in others)
+    # a model that charges CPU or R(n) would charge a phase without work: no shortcut there
+    assert others[0].seconds("acquisition", {}, 2.5, 3, call="propose", warmup=False) > 0

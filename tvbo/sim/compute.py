@@ -40,6 +40,9 @@ class ComputeModel(ABC):
     #: whether the model prices reported work (the engine then refuses an algorithm that reports
     #: none after warm-up, unless it declares ``compute_free``): only ``counted``
     requires_work: bool = False
+    #: whether a phase that reported no work costs exactly 0 s whatever its CPU time and the
+    #: dataset size (``counted``): the engine then prices such a phase without asking
+    free_without_work: bool = False
 
     def __init__(self, speed: float = 1.0) -> None:
         # finite: speed = inf would make every computation free, silently (NaN fails "> 0")
@@ -82,6 +85,7 @@ class CountedModel(ComputeModel):
 
     name = "counted"
     requires_work = True
+    free_without_work = True  # profile.seconds({}) == 0.0, and max(0, 0) / speed == 0.0
 
     def __init__(self, profile: HardwareProfile, speed: float = 1.0) -> None:
         super().__init__(speed)

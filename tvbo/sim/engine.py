@@ -39,6 +39,7 @@ import simpy
 
 from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, ProblemInfo, Query
+from tvbo.benchmarks.base import observation
 from tvbo.sim.compute import ComputeModel
 from tvbo.sim.parallel import check_parallel, parallel_process
 from tvbo.sim.recorder import Recorder
@@ -169,10 +170,14 @@ class Engine:
         """Virtual seconds per phase for the work recorded since the last ``work.clear()``."""
         counts = self.work.counts()
         cpu = self.work.cpu_seconds()
-        n = self.algorithm.dataset_size()
         if not warmup and not self._work_checked:  # only until check_work has decided
             self._post_warmup_work += sum(sum(c.values()) for c in counts.values())
         phases = set(counts) | set(cpu) | {outer_phase}
+        if not counts and self.compute.free_without_work:
+            # the model would price every phase at exactly 0 s: skip asking it (a floor row's
+            # 180,001 iterations called it three times each)
+            return dict.fromkeys(sorted(phases), 0.0)
+        n = self.algorithm.dataset_size()
         return {
             p: self.compute.seconds(p, counts.get(p, {}), cpu.get(p, 0.0), n,
                                     call=call, warmup=warmup)
@@ -242,7 +247,7 @@ class Engine:
             x = np.clip(x, 0.0, 1.0)
             with self.evaluator.request() as slot:
                 yield slot
-                y = float(self.benchmark.sample(x, t_sample, self.streams["noise"]))
+                f, y = observation(self.benchmark, x, t_sample, self.streams["noise"])
                 yield env.timeout(self.evaluation_time())
             t_available = env.now
             self.work.clear()
@@ -255,7 +260,6 @@ class Engine:
             t_ingested = env.now
 
             self.check_work(warm)
-            f = float(self.benchmark(x, t_sample))
             f_star = math.nan  # deferred: every query's f* at once after the run (_f_stars)
             if not warm:
                 side_charges = self._side_charges

@@ -47,6 +47,7 @@ import numpy as np
 
 from tvbo.acquisition.pending import make_pending
 from tvbo.algorithms.base import Algorithm, Query
+from tvbo.benchmarks.base import observation
 from tvbo.results.labels import parallel_label, parse_label
 from tvbo.work import STANDARD_PHASES
 
@@ -84,6 +85,8 @@ class _Query:
     t_sample: float = float("nan")
     t_available: float = float("nan")
     y: float = float("nan")
+    #: the noiseless f(x, t_sample), from the same evaluation as ``y``
+    f: float = float("nan")
     busy_at_sample: int = 0
     dropped: bool = False
     extra: dict[str, float] = field(default_factory=dict)
@@ -134,7 +137,7 @@ def parallel_process(engine):
                 q.busy_at_sample = engine.evaluator.count
                 duration = engine.evaluation_time()
                 busy.append((q.t_sample, q.t_sample + duration))
-                q.y = float(bench.sample(q.x, q.t_sample, engine.streams["noise"]))
+                q.f, q.y = observation(bench, q.x, q.t_sample, engine.streams["noise"])
                 yield env.timeout(duration)
                 q.t_available = env.now
         outstanding.remove(q)
@@ -228,13 +231,12 @@ def _propose(engine, index: int, outstanding: list[_Query], last_propose: float,
 def _record(engine, q: _Query, ingest_charges: dict[str, float], t_ingested: float) -> None:
     algo = engine.algorithm
     engine.check_work(q.warm)  # counted: an algorithm reporting no work is refused
-    f = float(engine.benchmark(q.x, q.t_sample))
     f_star = math.nan  # deferred: every query's f* at once after the run (Engine._f_stars)
     charges = {p: q.propose_charges.get(p, 0.0) + ingest_charges.get(p, 0.0)
                for p in set(q.propose_charges) | set(ingest_charges) | set(STANDARD_PHASES)}
     engine.recorder.add(
         t_decide=q.t_decide, t_query=q.t_query, t_sample=q.t_sample, t_available=q.t_available,
-        t_ingested=t_ingested, x=q.x, y=q.y, f=f, f_star=f_star, is_warmup=q.warm,
+        t_ingested=t_ingested, x=q.x, y=q.y, f=q.f, f_star=f_star, is_warmup=q.warm,
         dataset_size=algo.dataset_size(), compute=charges, state=algo.state(),
         extra={"hidden_compute": q.hidden, "pending_at_decide": float(q.pending_at_decide),
                "evaluators_busy": float(q.busy_at_sample)},
