@@ -370,3 +370,59 @@ def test_sensor_field_validation_and_idw_power() -> None:
         assert b.f_star(t) == max(v)
     with pytest.raises(ValueError, match="samples"):
         InterpolatedField(data, name="toy", index_rate=1.0, horizon=10.0, noise_var=0.0, cost=0.0)
+
+
+# -- the oracle's batched refinement at a run's query times -------------------------------------
+def _realdata_benchmarks(fields) -> list[B.Benchmark]:
+    return [B.make("temperature", path=str(fields["intel"])),
+            B.make("temperature-sensors", path=str(fields["intel"])),
+            B.make("ozone", path=str(fields["ozone"])),
+            B.make("ozone-sensors", path=str(fields["ozone"]))]
+
+
+def _queries(bench: B.Benchmark, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    """Query times with repeats and grid times, and points with sensor locations among them."""
+    rng = np.random.default_rng(5)
+    t = np.sort(rng.uniform(0.0, bench.horizon, n))
+    t[10:14] = t[10]  # one time queried four times
+    t[20] = bench.oracle.times[3]  # grid times
+    t[-1] = bench.horizon
+    X = rng.uniform(size=(n, bench.d))
+    X[::7] = bench.exact_argmax_many(t[::7])  # on the best sensor: a tie with f*
+    X[20] = bench.exact_argmax(t[20])
+    return t, X
+
+
+def test_batched_rows_are_the_single_values(fields) -> None:
+    """``oracle_rows_exact``: one evaluation of a batch gives each row's single float, the
+    premise of the oracle's batched refinement; and the vectorised argmax is the per-time one."""
+    for bench in _realdata_benchmarks(fields):
+        assert bench.oracle_rows_exact
+        t, X = _queries(bench)
+        single = np.array([bench.oracle_value(x, ti) for x, ti in zip(X, t, strict=True)])
+        assert np.array_equal(bench.oracle_values(X, t), single), bench.name
+        per_time = np.array([bench.exact_argmax(ti) for ti in t])
+        assert np.array_equal(bench.exact_argmax_many(t), per_time), bench.name
+
+
+def test_batched_exact_refinement_is_refine_query_by_query(fields) -> None:
+    """f* at a run's query times from the batched exact path equals one ``refine`` per query in
+    query order, bit for bit, and leaves the same caches: also when a query beats a cached
+    maximum (a grid value lowered on purpose), which the next query at that time must see."""
+    for batched, one_by_one in zip(_realdata_benchmarks(fields), _realdata_benchmarks(fields),
+                                   strict=True):
+        t, X = _queries(batched)
+        k = batched.oracle._grid_index(float(t[20]))
+        lowered = float(batched.oracle.grid()[2][k]) - 1.0
+        for b in (batched, one_by_one):
+            b.oracle.grid()  # build, then lower the grid maximum at the queried grid time
+            b.oracle._F[k] = lowered
+        got = batched.refine_f_star_many(t, X)
+        want = np.array([one_by_one.refine_f_star(ti, x) for ti, x in zip(t, X, strict=True)])
+        assert np.array_equal(got, want), batched.name
+        assert batched.oracle._F[k] > lowered  # the query beat it and was stored
+        assert np.array_equal(batched.oracle._F, one_by_one.oracle._F)
+        assert batched.oracle._off.keys() == one_by_one.oracle._off.keys()
+        for key, (x, f) in one_by_one.oracle._off.items():
+            x_batched, f_batched = batched.oracle._off[key]
+            assert f == f_batched and np.array_equal(x, x_batched)

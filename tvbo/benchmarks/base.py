@@ -43,6 +43,12 @@ class Benchmark(ABC):
     is_discrete: bool = False
     #: True when :meth:`oracle_solve` is exact and ignores warm starts (no re-polishing sweeps)
     oracle_exact: bool = False
+    #: True when :meth:`_evaluate` of a batch of rows ``(X, t)`` gives, row for row, the float
+    #: :meth:`oracle_value` gives at each row (elementwise arithmetic and one reduction per row;
+    #: tested per benchmark, since a row's float can depend on the batch's shape through
+    #: numpy's loops). An exact benchmark with it lets the oracle refine a run's f* at all
+    #: query times in a few array calls (:meth:`TimeGridOracle.refine_many`)
+    oracle_rows_exact: bool = False
     #: Sobol raw samples / polished top-k at a scanned grid time and at an off-grid time
     oracle_raw_samples: int = 1024
     oracle_top_k: int = 4
@@ -201,6 +207,13 @@ class Benchmark(ABC):
         """The exact argmax at ``t`` when the benchmark's structure gives it, else None."""
         return None
 
+    def exact_argmax_many(self, ts: np.ndarray) -> np.ndarray:
+        """:meth:`exact_argmax` at every time of ``ts``: ``(len(ts), d)`` (one call per time
+        here; a benchmark with a vectorised form overrides it and derives its
+        :meth:`exact_argmax` from it)."""
+        return np.array([self.exact_argmax(float(t)) for t in np.asarray(ts, float).ravel()],
+                        float).reshape(-1, self.d)
+
     def candidate_starts(self, t: float) -> np.ndarray:
         """Structural starting points ``(k, d)`` for the multistart oracle (e.g. known peaks)."""
         return np.empty((0, self.d))
@@ -219,6 +232,12 @@ class Benchmark(ABC):
 
     def oracle_value(self, x: np.ndarray, t: float) -> float:
         return float(self._evaluate(np.asarray(x, float), np.float64(t)))
+
+    def oracle_values(self, X: np.ndarray, ts: np.ndarray) -> np.ndarray:
+        """f at every row ``(X[i], ts[i])`` in one evaluation: :meth:`oracle_value`'s floats
+        where :attr:`oracle_rows_exact` holds (the oracle uses it only there)."""
+        return np.asarray(self._evaluate(np.asarray(X, float), np.asarray(ts, float)),
+                          float).reshape(-1)
 
     def oracle_solve(self, t: float, warm: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
         """Distinct local maxima ``(X, F)`` at time ``t``, best first (one row when exact).

@@ -251,6 +251,8 @@ class _FieldBenchmark(Benchmark):
 
     d = 2
     oracle_exact = True
+    #: _evaluate's batch rows are oracle_value's floats (tests/benchmarks/test_realdata.py)
+    oracle_rows_exact = True
 
     def __init__(self, data: SensorField, *, name: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -276,8 +278,12 @@ class _FieldBenchmark(Benchmark):
 
     def exact_argmax(self, t: float) -> np.ndarray:
         """The best sensor's coordinates: exact for both shapes (see the module docstring)."""
-        v = self._sensor_values(np.asarray(float(t)))
-        return self.field.coords[int(np.argmax(v))].copy()
+        return self.exact_argmax_many(np.array([float(t)]))[0]
+
+    def exact_argmax_many(self, ts: np.ndarray) -> np.ndarray:
+        """The best sensor's coordinates at every time of ``ts`` (first sensor on ties)."""
+        v = self._sensor_values(np.asarray(ts, float).reshape(-1))
+        return self.field.coords[np.argmax(v, axis=-1)].copy()
 
     def raw(self, z: Any) -> np.ndarray:
         """``-f`` at ``z = (c_1, c_2, s)``: original coordinates and data time (module doc)."""

@@ -23,6 +23,11 @@ the call queued on the work counter (:meth:`~tvbo.work.WorkCounter.drain_fits`) 
 recorder, stamped with the iteration, the call and the virtual time at which the call began
 (run-file dimension ``fit``). Recording prices nothing: virtual times are unchanged.
 
+Events: the sequential loop yields a SimPy timeout only for a positive duration. It is the
+simulation's one process, so a 0 s wait (a free phase under ``counted``; no side queries)
+changes no instant, and skipping it spares the floor rows, which compute nothing, three events
+per query (``scripts/compare_runs.py``: run files unchanged).
+
 Warm-up: the first ``warmup`` queries are uniform random (no acquisition); their ingestion is
 charged like any other. The run stops at the first clock read at or after the horizon H; a query
 whose sample time would fall after H is discarded (it was never evaluated within the horizon).
@@ -236,7 +241,8 @@ class Engine:
                 x = np.asarray(getattr(proposal, "x", proposal), float).reshape(self.benchmark.d)
                 propose_charges = self._charge("propose", "acquisition", warm)
                 last_propose = sum(propose_charges.values())
-                yield env.timeout(last_propose)
+                if last_propose:  # a 0 s wait moves nothing in a one-process simulation
+                    yield env.timeout(last_propose)
                 if wait_until is not None and wait_until > env.now:
                     yield env.timeout(wait_until - env.now)  # past H: discarded below
             t_sample = env.now
@@ -256,7 +262,9 @@ class Engine:
                 algo.ingest(x, stamp, y, now=t_available, warmup=warm)
             self._drain_fits(k, "ingest", t_available)
             ingest_charges = self._charge("ingest", "update", warm)
-            yield env.timeout(sum(ingest_charges.values()))
+            ingest_time = sum(ingest_charges.values())
+            if ingest_time:
+                yield env.timeout(ingest_time)
             t_ingested = env.now
 
             self.check_work(warm)
@@ -326,7 +334,9 @@ class Engine:
             points = algo.side_queries(t_decide)
         self._drain_fits(iteration, "side", t_decide)
         self._side_charges = self._charge("side", "side", False)
-        yield env.timeout(sum(self._side_charges.values()))
+        side_time = sum(self._side_charges.values())
+        if side_time:
+            yield env.timeout(side_time)
         if points is None or len(points) == 0:
             if not any(self._side_charges.values()):
                 self._side_charges = {}  # no expert in this algorithm: record no such phase
