@@ -77,6 +77,13 @@ class Algorithm(ABC):
     #: unless it declares this. Code tvbo cannot count (an outside optimiser) runs under
     #: ``measured`` or ``polynomial`` instead (``tvbo calibrate --from-runs``).
     compute_free: ClassVar[bool] = False
+    #: True only for a policy that queries one fixed point after warm-up, whatever it observes,
+    #: whenever it is asked, without its random stream, and whose ``ingest`` and ``state`` do
+    #: not depend on the observations (the reference policies ``centre`` and ``best-static``).
+    #: Such a run is a function of the query times alone, so the engine simulates it in a few
+    #: array operations (:meth:`tvbo.sim.engine.Engine.run`), with the event loop's results
+    #: (tests/sim/test_fixed_query.py).
+    fixed_query: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.work = WorkCounter()

@@ -156,6 +156,16 @@ class Benchmark(ABC):
         f = np.asarray(self(x, t), float)
         return float(f), float(self._noisy(f, rng))
 
+    def observe_many(self, X: Any, ts: Any, rng: np.random.Generator
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`observe` at every row ``(X[i], ts[i])``, in row order, from one evaluation of
+        the batch: the floats of one :meth:`observe` per row where :attr:`oracle_rows_exact`
+        holds (the engine's fixed-query path uses it only there; the noise draws are the
+        same sequence of the generator)."""
+        X, ts = self._inputs(np.asarray(X, float).reshape(-1, self.d), ts)
+        f = np.asarray(self._evaluate(X, ts), float).reshape(-1)
+        return f, self._noisy(f, rng)
+
     def _noisy(self, f: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """``f`` plus one N(0, noise_var) draw of ``rng`` per entry."""
         return f + np.sqrt(self.noise_var) * rng.standard_normal(f.shape)

@@ -306,7 +306,7 @@ class Engine:
         if fits:
             self.recorder.add_fits(fits, iteration=iteration, call=call, time=now)
 
-    def recommendation(self, x: np.ndarray, t_available: float
+    def recommendation(self, x: np.ndarray, t_available: float, *, now: float | None = None
                        ) -> tuple[np.ndarray, float] | None:
         """The recommendation current from now on, and since when; None if not recorded.
 
@@ -318,11 +318,12 @@ class Engine:
         mode = self.options.recommendation
         if mode is None:
             return None
+        now = self.env.now if now is None else now
         if mode == "posterior-mean":
-            choice = self.algorithm.recommend(self.env.now)
+            choice = self.algorithm.recommend(now)
             self.work.clear()
             if choice is not None:
-                return np.asarray(choice, float).reshape(self.benchmark.d), float(self.env.now)
+                return np.asarray(choice, float).reshape(self.benchmark.d), float(now)
         return np.asarray(x, float).copy(), float(t_available)
 
     def _ask_expert(self, algo: Algorithm, t_decide: float, iteration: int = 0):
@@ -381,13 +382,90 @@ class Engine:
         self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
                              clock=lambda: self.env.now)
         self._drain_fits(0, "setup", self.env.now)
-        if self.parallel:
-            process = self.env.process(parallel_process(self))
+        if self.fixed_query:
+            self._run_fixed_query()
         else:
-            process = self.env.process(self._process())
-        self.env.run(until=process)
+            if self.parallel:
+                process = self.env.process(parallel_process(self))
+            else:
+                process = self.env.process(self._process())
+            self.env.run(until=process)
         self._f_stars()
         return self.recorder
+
+    @property
+    def fixed_query(self) -> bool:
+        """Whether this run takes the fixed-query path (:meth:`_run_fixed_query`): a policy
+        that declares ``fixed_query`` (and ``compute_free``), the sequential loop, a compute
+        model that prices a phase without work at 0 s, and evaluations of constant positive
+        cost. Then nothing the policy does moves the clock, and the run is a function of the
+        query times alone."""
+        algo, opts = self.algorithm, self.options
+        return bool(getattr(algo, "fixed_query", False) and getattr(algo, "compute_free", False)
+                    and self.compute.free_without_work and not self.parallel
+                    and not opts.cost_cv and float(self.benchmark.cost) > 0.0)
+
+    def _run_fixed_query(self) -> None:
+        """The event loop's run of a fixed-query policy, without the event loop.
+
+        Why: the floor rows ``centre`` and ``best-static`` make up to 180,001 queries a run
+        (Temperature, c = 0.01 s), and the loop's per-query machinery (events, pricing, side
+        queries, one evaluation per call) cost them more than everything else. Under
+        :attr:`fixed_query` every charge is 0 s, so the clock advances by c per query: the
+        instants are the loop's float sums (``now + c``, ``now + 0`` skipped as the loop skips
+        it). The policy is blind to observations, so its proposals are taken first, the
+        objective and the noise are evaluated for all queries at once (one batch on a benchmark
+        whose batch rows are its single values, ``oracle_rows_exact``; one call per query
+        otherwise, in query order, as the loop does), and then each observation is ingested
+        and recorded in query order. tests/sim/test_fixed_query.py compares whole run files
+        with the event loop's (``_process``), bit for bit.
+        """
+        algo, opts, horizon = self.algorithm, self.options, self.horizon
+        cost = float(self.benchmark.cost)
+        times: list[float] = []
+        now = self.env.now
+        while now < horizon and (opts.max_iterations is None
+                                 or len(times) < opts.max_iterations):
+            times.append(now)
+            now = now + cost
+        n = len(times)
+        X = np.empty((n, self.benchmark.d))
+        for k, t in enumerate(times):
+            if k < opts.warmup:
+                X[k] = self._warmup_query()
+                continue
+            with self.work.phase("acquisition"):
+                x = np.asarray(algo.propose(t), float).reshape(self.benchmark.d)
+            if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
+                raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
+            X[k] = np.clip(x, 0.0, 1.0)
+        if self.work.counts() or self.work.drain_fits():
+            raise RuntimeError(f"{algo.name} declares fixed_query but reported work or a fit")
+        f, y = self._observe_all(X, np.asarray(times, float))
+        phases = sorted(set(STANDARD_PHASES) | {"acquisition", "update"})
+        for k, t in enumerate(times):
+            warm = k < opts.warmup
+            t_done = times[k + 1] if k + 1 < n else now
+            algo.ingest(X[k], t, float(y[k]), now=t_done, warmup=warm)
+            compute = dict.fromkeys(phases if not warm else
+                                    sorted(set(STANDARD_PHASES) | {"update"}), 0.0)
+            self.recorder.add(
+                t_decide=t, t_query=t, t_sample=t, t_available=t_done, t_ingested=t_done,
+                x=X[k], y=y[k], f=f[k], f_star=math.nan, is_warmup=warm,
+                dataset_size=algo.dataset_size(), compute=compute, state=algo.state(),
+                recommendation=self.recommendation(X[k], t_done, now=t_done),
+            )
+            if self.progress is not None:
+                self.progress(t_done, horizon, k + 1)
+
+    def _observe_all(self, X: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(f, y)`` at every query, with the noise stream drawn in query order: the floats of
+        one :func:`~tvbo.benchmarks.base.observation` per query (see :meth:`_run_fixed_query`)."""
+        bench, rng = self.benchmark, self.streams["noise"]
+        if getattr(bench, "oracle_rows_exact", False) and hasattr(bench, "observe_many"):
+            return bench.observe_many(X, times, rng)
+        pairs = [observation(bench, x, t, rng) for x, t in zip(X, times, strict=True)]
+        return (np.array([p[0] for p in pairs], float), np.array([p[1] for p in pairs], float))
 
     def _f_stars(self) -> None:
         """f* at every query time, filled in after the run: f* never influences a run (no

@@ -138,3 +138,32 @@ def test_reference_policies_are_declared_for_tables() -> None:
     assert caption.startswith("Reference policies (floor rows, not competitors")
     assert "Centre = always the centre of the domain" in caption and "GP-UCB" not in caption
     assert reference_caption(["gp-ucb", "bolt"]) == ""
+
+
+def test_best_static_choice_is_computed_once_per_objective_and_options(monkeypatch) -> None:
+    """The choice does not depend on the seed: a second policy on the same objective and options
+    reuses it (no second computation) and holds the point a fresh computation gives; another
+    benchmark configuration or other options compute their own."""
+    from tvbo.algorithms.reference import policies
+
+    monkeypatch.setattr(policies, "_CHOICES", {})
+    calls: list[str] = []
+    compute = policies.BestStaticPolicy._compute_choice
+
+    def counted(self):
+        calls.append(self._benchmark.name)
+        return compute(self)
+
+    monkeypatch.setattr(policies.BestStaticPolicy, "_compute_choice", counted)
+    options = {"time_points": 64, "raw_samples": 32, "top_k": 1}
+    bench = make_benchmark("hartmann3", horizon=60.0)
+    first = _policy("best-static", bench, **options)
+    second = _policy("best-static", make_benchmark("hartmann3", horizon=60.0), **options)
+    assert calls == ["hartmann3"]
+    assert np.array_equal(first.point, second.point) and first.value == second.value
+    monkeypatch.setattr(policies, "_CHOICES", {})
+    fresh = _policy("best-static", bench, **options)
+    assert np.array_equal(fresh.point, second.point) and fresh.value == second.value
+    _policy("best-static", make_benchmark("hartmann3", horizon=30.0), **options)
+    _policy("best-static", bench, **{**options, "top_k": 2})
+    assert calls == ["hartmann3"] * 4
