@@ -1,14 +1,13 @@
-"""What a floor row costs: the engine's fixed-query path against its event loop.
+"""What a floor row costs: the engine's open-loop path against its event loop.
 
 The reference policies ``centre`` and ``best-static`` (issue 22's floor rows) compute nothing,
 yet they make H / c queries a run: 180,001 on BOLT [B]'s Temperature (c = 0.01 s over 1,800 s),
 60,001 on Powell, 12,000 on Ackley. In the BOLT [B] campaign of 2026-11-28 the three floor rows
-took 44% of the runs' CPU. :meth:`tvbo.sim.engine.Engine._run_fixed_query` runs such a policy
-without the event loop; this script times one run of each given cell both ways, in one process
-(CPU seconds, ``time.process_time``; the best of ``--repeats``), checks that the two run files
-are identical (cost attributes aside), and prints the ratio. ``random-search``, the third floor
-row, is not a fixed-query policy (it draws a point per query): it runs the event loop either
-way and is listed for comparison.
+took 44% of the runs' CPU. :meth:`tvbo.sim.engine.Engine._run_open_loop` runs the three floor
+rows (``centre``, ``best-static``, ``random-search``: algorithms that never look at what they
+observe) without the event loop; this script times one run of each given cell both ways, in one
+process (CPU seconds, ``time.process_time``; the best of ``--repeats``), checks that the two run
+files are identical (cost attributes aside), and prints the ratio.
 
 Each run starts cold: the process's polish memo (f* refinements shared by the runs of a job)
 and best-static's kept choices are cleared before it, so neither way of running reuses the
@@ -33,13 +32,14 @@ from tvbo.benchmarks.oracle import clear_polish_memos
 from tvbo.results.schema import COST_ATTRIBUTES
 from tvbo.sim.engine import Engine
 
-DEFAULT_CELLS = ("powell:centre", "powell:best-static", "ackley:centre", "powell:random-search")
+DEFAULT_CELLS = ("powell:centre", "powell:best-static", "powell:random-search", "ackley:centre")
 
 
-def _run(benchmark: str, algorithm: str, options: dict, *, loop: bool) -> tuple[float, xr.Dataset]:
-    saved = Engine.fixed_query
+def _run(benchmark: str, algorithm: str, options: dict, *, loop: bool
+         ) -> tuple[float, xr.Dataset]:
+    saved = Engine.open_loop
     if loop:
-        Engine.fixed_query = property(lambda self: False)  # type: ignore[method-assign]
+        Engine.open_loop = property(lambda self: False)  # type: ignore[method-assign]
     clear_polish_memos()
     policies._CHOICES.clear()
     try:
@@ -47,7 +47,7 @@ def _run(benchmark: str, algorithm: str, options: dict, *, loop: bool) -> tuple[
         ds = simulate(benchmark, algorithm, **options)
         seconds = time.process_time() - start
     finally:
-        Engine.fixed_query = saved  # type: ignore[method-assign]
+        Engine.open_loop = saved  # type: ignore[method-assign]
     for key in COST_ATTRIBUTES:
         ds.attrs.pop(key, None)
     return seconds, ds
@@ -58,15 +58,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cells", nargs="+", default=list(DEFAULT_CELLS),
                         help="benchmark:algorithm pairs (default: %(default)s)")
     parser.add_argument("--temperature", metavar="NC",
-                        help="a prepared Intel day: adds temperature:centre and "
-                             "temperature:best-static")
+                        help="a prepared Intel day: adds temperature:centre, "
+                             "temperature:best-static and temperature:random-search")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     cells = [tuple(c.split(":", 1)) for c in args.cells]
     if args.temperature:
-        cells += [("temperature", "centre"), ("temperature", "best-static")]
-    print(f"{'cell':32s} {'queries':>8s} {'loop s':>8s} {'fixed s':>8s} {'ratio':>6s}  same")
+        cells += [("temperature", a) for a in ("centre", "best-static", "random-search")]
+    print(f"{'cell':32s} {'queries':>8s} {'loop s':>8s} {'open s':>8s} {'ratio':>6s}  same")
     for benchmark, algorithm in cells:
         options: dict = {"seed": args.seed, "cost_table": "metronome"}
         if benchmark == "temperature":

@@ -403,19 +403,19 @@ def test_batched_rows_are_the_single_values(fields) -> None:
         assert np.array_equal(bench.oracle_values(X, t), single), bench.name
         per_time = np.array([bench.exact_argmax(ti) for ti in t])
         assert np.array_equal(bench.exact_argmax_many(t), per_time), bench.name
-        # the engine's fixed-query path: observe_many is one observe per row, noise included
+        # the engine's open-loop path: observe_many is one observe per row, noise included
         rng_rows, rng_one = np.random.default_rng(2), np.random.default_rng(2)
         f, y = bench.observe_many(X, t, rng_rows)
         pairs = np.array([bench.observe(x, ti, rng_one) for x, ti in zip(X, t, strict=True)])
         assert np.array_equal(f, pairs[:, 0]) and np.array_equal(y, pairs[:, 1]), bench.name
 
 
-def test_fixed_query_runs_on_real_data_are_the_event_loop_runs(fields, monkeypatch) -> None:
-    """Temperature's floor rows take the fixed-query path with batched observations: the run
-    files equal the event loop's (tests/sim/test_fixed_query.py for the synthetic ones)."""
+def test_open_loop_runs_on_real_data_are_the_event_loop_runs(fields, monkeypatch) -> None:
+    """Temperature's floor rows take the open-loop path with batched observations: the run
+    files equal the event loop's (tests/sim/test_open_loop.py for the synthetic ones)."""
     import xarray.testing
 
-    from tests.sim.test_fixed_query import run_both
+    from tests.sim.test_open_loop import run_both
 
     for name in ("temperature", "temperature-sensors"):
         fast, loop = run_both(monkeypatch, name, "centre", horizon=3.0,

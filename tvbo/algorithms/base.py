@@ -77,13 +77,14 @@ class Algorithm(ABC):
     #: unless it declares this. Code tvbo cannot count (an outside optimiser) runs under
     #: ``measured`` or ``polynomial`` instead (``tvbo calibrate --from-runs``).
     compute_free: ClassVar[bool] = False
-    #: True only for a policy that queries one fixed point after warm-up, whatever it observes,
-    #: whenever it is asked, without its random stream, and whose ``ingest`` and ``state`` do
-    #: not depend on the observations (the reference policies ``centre`` and ``best-static``).
-    #: Such a run is a function of the query times alone, so the engine simulates it in a few
-    #: array operations (:meth:`tvbo.sim.engine.Engine.run`), with the event loop's results
-    #: (tests/sim/test_fixed_query.py).
-    fixed_query: ClassVar[bool] = False
+    #: True only for an algorithm that never looks at what it observes: its proposals depend on
+    #: the query times and its own random stream only (not on what it ingested), and neither
+    #: ``ingest`` nor ``state`` depends on the observed values (the reference policies
+    #: ``centre`` and ``best-static``; ``random-search``). With ``compute_free`` such a run is
+    #: a function of the query times, so the engine takes the proposals first and evaluates the
+    #: objective for all queries at once (:meth:`tvbo.sim.engine.Engine._run_open_loop`), with
+    #: the event loop's results (tests/sim/test_open_loop.py).
+    open_loop: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.work = WorkCounter()

@@ -79,6 +79,11 @@ class ComposedAlgorithm(Algorithm):
         # compute-free only by the acquisition's explicit declaration (a model-free query rule
         # such as random search): `counted` refuses any other algorithm that reports no work
         self.compute_free = bool(getattr(self.acquisition, "compute_free", False))
+        # open-loop (Algorithm.open_loop) only when the query rule never looks at the data and
+        # no part edits the data or asks the expert: the engine may then propose first
+        self.open_loop = bool(getattr(self.acquisition, "open_loop", False)
+                              and self.dataset.kind == "keep-all" and self.removal is None
+                              and self.side is None)
 
     @property
     def removed_total(self) -> int:

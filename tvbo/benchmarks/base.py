@@ -160,7 +160,7 @@ class Benchmark(ABC):
                      ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`observe` at every row ``(X[i], ts[i])``, in row order, from one evaluation of
         the batch: the floats of one :meth:`observe` per row where :attr:`oracle_rows_exact`
-        holds (the engine's fixed-query path uses it only there; the noise draws are the
+        holds (the engine's open-loop path uses it only there; the noise draws are the
         same sequence of the generator)."""
         X, ts = self._inputs(np.asarray(X, float).reshape(-1, self.d), ts)
         f = np.asarray(self._evaluate(X, ts), float).reshape(-1)

@@ -382,8 +382,8 @@ class Engine:
         self.algorithm.setup(self.problem, self.streams["algorithm"], self.work,
                              clock=lambda: self.env.now)
         self._drain_fits(0, "setup", self.env.now)
-        if self.fixed_query:
-            self._run_fixed_query()
+        if self.open_loop:
+            self._run_open_loop()
         else:
             if self.parallel:
                 process = self.env.process(parallel_process(self))
@@ -394,33 +394,36 @@ class Engine:
         return self.recorder
 
     @property
-    def fixed_query(self) -> bool:
-        """Whether this run takes the fixed-query path (:meth:`_run_fixed_query`): a policy
-        that declares ``fixed_query`` (and ``compute_free``), the sequential loop, a compute
-        model that prices a phase without work at 0 s, and evaluations of constant positive
-        cost. Then nothing the policy does moves the clock, and the run is a function of the
-        query times alone."""
+    def open_loop(self) -> bool:
+        """Whether this run takes the open-loop path (:meth:`_run_open_loop`): an algorithm
+        that declares ``open_loop`` and ``compute_free``, the sequential loop, a compute model
+        that prices a phase without work at 0 s, and evaluations of constant positive cost.
+        Then nothing the algorithm does moves the clock, and what it proposes does not depend on
+        what it observes."""
         algo, opts = self.algorithm, self.options
-        return bool(getattr(algo, "fixed_query", False) and getattr(algo, "compute_free", False)
+        return bool(getattr(algo, "open_loop", False) and getattr(algo, "compute_free", False)
                     and self.compute.free_without_work and not self.parallel
                     and not opts.cost_cv and float(self.benchmark.cost) > 0.0)
 
-    def _run_fixed_query(self) -> None:
-        """The event loop's run of a fixed-query policy, without the event loop.
+    def _run_open_loop(self) -> None:
+        """The event loop's run of an open-loop algorithm, without the event loop.
 
-        Why: the floor rows ``centre`` and ``best-static`` make up to 180,001 queries a run
-        (Temperature, c = 0.01 s), and the loop's per-query machinery (events, pricing, side
-        queries, one evaluation per call) cost them more than everything else. Under
-        :attr:`fixed_query` every charge is 0 s, so the clock advances by c per query: the
-        instants are the loop's float sums (``now + c``, ``now + 0`` skipped as the loop skips
-        it). The policy is blind to observations, so its proposals are taken first, the
-        objective and the noise are evaluated for all queries at once (one batch on a benchmark
-        whose batch rows are its single values, ``oracle_rows_exact``; one call per query
-        otherwise, in query order, as the loop does), and then each observation is ingested
-        and recorded in query order. tests/sim/test_fixed_query.py compares whole run files
-        with the event loop's (``_process``), bit for bit.
+        Why: the floor rows (``centre``, ``best-static``, ``random-search``) make up to 180,001
+        queries a run (Temperature, c = 0.01 s), and the loop's per-query machinery (events,
+        pricing, side queries, one evaluation per call) cost them more than everything else.
+        Under :attr:`open_loop` every charge is 0 s, so the clock advances by c per query: the
+        instants are the loop's float sums (``now + c``; ``now + 0`` is skipped by the loop
+        too). The algorithm does not look at its observations, so its proposals are taken first
+        (in query order, at the loop's instants), the objective and the noise are evaluated for
+        all queries at once (one batch on a benchmark whose batch rows are its single values,
+        ``oracle_rows_exact``; one call per query otherwise, in query order, as the loop does),
+        and then each observation is ingested and recorded in query order. An algorithm that
+        breaks the declaration by reporting work, a fit, a phase of its own or a delayed query
+        is refused (the event loop would have charged or honoured it).
+        tests/sim/test_open_loop.py compares whole run files with the event loop's
+        (``_process``), bit for bit.
         """
-        algo, opts, horizon = self.algorithm, self.options, self.horizon
+        algo, opts, horizon, work = self.algorithm, self.options, self.horizon, self.work
         cost = float(self.benchmark.cost)
         times: list[float] = []
         now = self.env.now
@@ -434,21 +437,21 @@ class Engine:
             if k < opts.warmup:
                 X[k] = self._warmup_query()
                 continue
-            with self.work.phase("acquisition"):
-                x = np.asarray(algo.propose(t), float).reshape(self.benchmark.d)
+            with work.phase("acquisition"):
+                proposal = algo.propose(t)
+            if isinstance(proposal, Query):
+                raise RuntimeError(f"{algo.name} declares open_loop but asked to sample later")
+            x = np.asarray(proposal, float).reshape(self.benchmark.d)
             if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
                 raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
             X[k] = np.clip(x, 0.0, 1.0)
-        if self.work.counts() or self.work.drain_fits():
-            raise RuntimeError(f"{algo.name} declares fixed_query but reported work or a fit")
         f, y = self._observe_all(X, np.asarray(times, float))
-        phases = sorted(set(STANDARD_PHASES) | {"acquisition", "update"})
+        compute = dict.fromkeys(STANDARD_PHASES, 0.0)
         for k, t in enumerate(times):
             warm = k < opts.warmup
             t_done = times[k + 1] if k + 1 < n else now
-            algo.ingest(X[k], t, float(y[k]), now=t_done, warmup=warm)
-            compute = dict.fromkeys(phases if not warm else
-                                    sorted(set(STANDARD_PHASES) | {"update"}), 0.0)
+            with work.phase("update"):
+                algo.ingest(X[k], t, float(y[k]), now=t_done, warmup=warm)
             self.recorder.add(
                 t_decide=t, t_query=t, t_sample=t, t_available=t_done, t_ingested=t_done,
                 x=X[k], y=y[k], f=f[k], f_star=math.nan, is_warmup=warm,
@@ -457,10 +460,14 @@ class Engine:
             )
             if self.progress is not None:
                 self.progress(t_done, horizon, k + 1)
+        extra = set(work.phases()) - set(STANDARD_PHASES)
+        if work.counts() or work.drain_fits() or extra:
+            raise RuntimeError(f"{algo.name} declares open_loop but reported work, a fit or a "
+                               f"phase of its own ({', '.join(sorted(extra)) or 'no phase'})")
 
     def _observe_all(self, X: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(f, y)`` at every query, with the noise stream drawn in query order: the floats of
-        one :func:`~tvbo.benchmarks.base.observation` per query (see :meth:`_run_fixed_query`)."""
+        one :func:`~tvbo.benchmarks.base.observation` per query (see :meth:`_run_open_loop`)."""
         bench, rng = self.benchmark, self.streams["noise"]
         if getattr(bench, "oracle_rows_exact", False) and hasattr(bench, "observe_many"):
             return bench.observe_many(X, times, rng)

@@ -695,6 +695,8 @@ class RandomSearchAcquisition(PriorSetAcquisition):
     #: one uniform draw per query: no work to count, declared (Algorithm.compute_free), so
     #: `compute: counted` prices it 0 s instead of refusing it
     compute_free = True
+    #: a uniform draw from X_t: the data never changes the query (Algorithm.open_loop)
+    open_loop = True
 
     def select(self, surrogate: Surrogate, t: float) -> np.ndarray:
         idx = self.available(t)

@@ -61,8 +61,8 @@ class ReferencePolicy(Algorithm):
 
     #: no model, no acquisition: nothing to charge (see the module docstring)
     compute_free: ClassVar[bool] = True
-    #: one point after warm-up, blind to the observations (Algorithm.fixed_query)
-    fixed_query: ClassVar[bool] = True
+    #: one point after warm-up, blind to the observations (Algorithm.open_loop)
+    open_loop: ClassVar[bool] = True
     #: whether the policy needs the benchmark (the oracle) before ``setup``
     uses_oracle: ClassVar[bool] = False
 
