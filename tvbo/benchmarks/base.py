@@ -47,8 +47,10 @@ class Benchmark(ABC):
     #: :meth:`oracle_value` gives at each row (elementwise arithmetic and one reduction per row;
     #: tested per benchmark, since a row's float can depend on the batch's shape through
     #: numpy's loops). An exact benchmark with it lets the oracle refine a run's f* at all
-    #: query times in a few array calls (:meth:`TimeGridOracle.refine_many`)
-    oracle_rows_exact: bool = False
+    #: query times in a few array calls (:meth:`TimeGridOracle.refine_many`). Not named
+    #: ``oracle_*``: it decides no f* value, so it is not an oracle setting that a shared f*
+    #: table is checked against (:func:`tvbo.benchmarks.oracle_table.oracle_settings`)
+    batch_rows_exact: bool = False
     #: Sobol raw samples / polished top-k at a scanned grid time and at an off-grid time
     oracle_raw_samples: int = 1024
     oracle_top_k: int = 4
@@ -159,7 +161,7 @@ class Benchmark(ABC):
     def observe_many(self, X: Any, ts: Any, rng: np.random.Generator
                      ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`observe` at every row ``(X[i], ts[i])``, in row order, from one evaluation of
-        the batch: the floats of one :meth:`observe` per row where :attr:`oracle_rows_exact`
+        the batch: the floats of one :meth:`observe` per row where :attr:`batch_rows_exact`
         holds (the engine's open-loop path uses it only there; the noise draws are the
         same sequence of the generator)."""
         X, ts = self._inputs(np.asarray(X, float).reshape(-1, self.d), ts)
@@ -245,7 +247,7 @@ class Benchmark(ABC):
 
     def oracle_values(self, X: np.ndarray, ts: np.ndarray) -> np.ndarray:
         """f at every row ``(X[i], ts[i])`` in one evaluation: :meth:`oracle_value`'s floats
-        where :attr:`oracle_rows_exact` holds (the oracle uses it only there)."""
+        where :attr:`batch_rows_exact` holds (the oracle uses it only there)."""
         return np.asarray(self._evaluate(np.asarray(X, float), np.asarray(ts, float)),
                           float).reshape(-1)
 

@@ -648,7 +648,7 @@ class TimeGridOracle:
         X = np.clip(np.asarray(X, float).reshape(len(ts), self.problem.d), 0.0, 1.0)
         if self._F is None:
             self._build()
-        if self.problem.oracle_exact and getattr(self.problem, "oracle_rows_exact", False):
+        if self.problem.oracle_exact and getattr(self.problem, "batch_rows_exact", False):
             return self._refine_exact_many(ts, X)
         out = np.full(len(ts), np.nan)
         batch: list[int] = []
@@ -683,7 +683,7 @@ class TimeGridOracle:
 
     def _refine_exact_many(self, ts: np.ndarray, X: np.ndarray) -> np.ndarray:
         """:meth:`refine` at every ``(ts[i], X[i])`` of an exact problem whose batch rows are
-        its single values (``oracle_rows_exact``), with the same results and the same caches.
+        its single values (``batch_rows_exact``), with the same results and the same caches.
 
         Why: the engine asks f* at every query of a run, and a floor row on Temperature makes
         180,001 queries; one :meth:`refine` per query (a solve and two evaluations) was a third

@@ -252,7 +252,7 @@ class _FieldBenchmark(Benchmark):
     d = 2
     oracle_exact = True
     #: _evaluate's batch rows are oracle_value's floats (tests/benchmarks/test_realdata.py)
-    oracle_rows_exact = True
+    batch_rows_exact = True
 
     def __init__(self, data: SensorField, *, name: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)

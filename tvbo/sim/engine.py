@@ -416,7 +416,7 @@ class Engine:
         too). The algorithm does not look at its observations, so its proposals are taken first
         (in query order, at the loop's instants), the objective and the noise are evaluated for
         all queries at once (one batch on a benchmark whose batch rows are its single values,
-        ``oracle_rows_exact``; one call per query otherwise, in query order, as the loop does),
+        ``batch_rows_exact``; one call per query otherwise, in query order, as the loop does),
         and then each observation is ingested and recorded in query order. An algorithm that
         breaks the declaration by reporting work, a fit, a phase of its own or a delayed query
         is refused (the event loop would have charged or honoured it).
@@ -469,7 +469,7 @@ class Engine:
         """``(f, y)`` at every query, with the noise stream drawn in query order: the floats of
         one :func:`~tvbo.benchmarks.base.observation` per query (see :meth:`_run_open_loop`)."""
         bench, rng = self.benchmark, self.streams["noise"]
-        if getattr(bench, "oracle_rows_exact", False) and hasattr(bench, "observe_many"):
+        if getattr(bench, "batch_rows_exact", False) and hasattr(bench, "observe_many"):
             return bench.observe_many(X, times, rng)
         pairs = [observation(bench, x, t, rng) for x, t in zip(X, times, strict=True)]
         return (np.array([p[0] for p in pairs], float), np.array([p[1] for p in pairs], float))
