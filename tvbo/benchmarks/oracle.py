@@ -654,12 +654,7 @@ class TimeGridOracle:
         batch: list[int] = []
         if (self.fast_refine and not self.problem.oracle_exact
                 and hasattr(self.problem, "oracle_refine_many")):
-            seen: set[float] = set()
-            for i, t in enumerate(ts):
-                t = float(t)
-                if t not in self._off and t not in seen and self._grid_index(t) is None:
-                    batch.append(i)
-                    seen.add(t)
+            batch = self._first_new_off_grid(ts)
         if batch:
             warms = []
             for i in batch:
@@ -681,6 +676,17 @@ class TimeGridOracle:
                 out[i] = self.refine(float(t), X[i])
         return out
 
+    def _first_new_off_grid(self, ts: np.ndarray) -> list[int]:
+        """Indices of the first query at each off-grid time not cached yet, in query order."""
+        first: list[int] = []
+        seen: set[float] = set()
+        for i, t in enumerate(ts):
+            t = float(t)
+            if t not in self._off and t not in seen and self._grid_index(t) is None:
+                first.append(i)
+                seen.add(t)
+        return first
+
     def _refine_exact_many(self, ts: np.ndarray, X: np.ndarray) -> np.ndarray:
         """:meth:`refine` at every ``(ts[i], X[i])`` of an exact problem whose batch rows are
         its single values (``batch_rows_exact``), with the same results and the same caches.
@@ -694,13 +700,7 @@ class TimeGridOracle:
         it. tests/benchmarks/test_realdata.py compares it with :meth:`refine`, bit for bit.
         """
         problem = self.problem
-        fresh: list[int] = []
-        seen: set[float] = set()
-        for i, t in enumerate(ts):
-            t = float(t)
-            if t not in self._off and t not in seen and self._grid_index(t) is None:
-                fresh.append(i)
-                seen.add(t)
+        fresh = self._first_new_off_grid(ts)
         if fresh:
             new_t = ts[fresh]
             argmax = np.asarray(problem.exact_argmax_many(new_t), float).reshape(len(fresh), -1)
