@@ -164,8 +164,7 @@ class Benchmark(ABC):
         the batch: the floats of one :meth:`observe` per row where :attr:`batch_rows_exact`
         holds (the engine's open-loop path uses it only there; the noise draws are the
         same sequence of the generator)."""
-        X, ts = self._inputs(np.asarray(X, float).reshape(-1, self.d), ts)
-        f = np.asarray(self._evaluate(X, ts), float).reshape(-1)
+        f = self.oracle_values(*self._inputs(np.asarray(X, float).reshape(-1, self.d), ts))
         return f, self._noisy(f, rng)
 
     def _noisy(self, f: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -248,9 +248,7 @@ class Engine:
             t_sample = env.now
             if t_sample > self.horizon:
                 return  # computed too late: never evaluated within the horizon
-            if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
-                raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
-            x = np.clip(x, 0.0, 1.0)
+            x = self._checked_query(x)
             with self.evaluator.request() as slot:
                 yield slot
                 f, y = observation(self.benchmark, x, t_sample, self.streams["noise"])
@@ -293,6 +291,13 @@ class Engine:
                 )
             if self.progress is not None:
                 self.progress(env.now, self.horizon, k)
+
+    def _checked_query(self, x: np.ndarray) -> np.ndarray:
+        """``x`` clipped to [0, 1]^d; an error naming the algorithm if it is not finite or lies
+        outside the box by more than round-off."""
+        if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
+            raise RuntimeError(f"{self.algorithm.name} proposed a query outside [0,1]^d: {x}")
+        return np.clip(x, 0.0, 1.0)
 
     def _drain_fits(self, iteration: int, call: str, now: float) -> None:
         """Move the hyperparameter-fit records of the call that just returned to the recorder.
@@ -441,10 +446,7 @@ class Engine:
                 proposal = algo.propose(t)
             if isinstance(proposal, Query):
                 raise RuntimeError(f"{algo.name} declares open_loop but asked to sample later")
-            x = np.asarray(proposal, float).reshape(self.benchmark.d)
-            if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
-                raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
-            X[k] = np.clip(x, 0.0, 1.0)
+            X[k] = self._checked_query(np.asarray(proposal, float).reshape(self.benchmark.d))
         f, y = self._observe_all(X, np.asarray(times, float))
         compute = dict.fromkeys(STANDARD_PHASES, 0.0)
         for k, t in enumerate(times):

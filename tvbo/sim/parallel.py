@@ -218,9 +218,7 @@ def _propose(engine, index: int, outstanding: list[_Query], last_propose: float,
     # fits of this proposal: stamped with the number of records so far (the data it saw)
     engine._drain_fits(len(engine.recorder), "propose", t_decide)
     yield env.timeout(sum(charges.values()))
-    if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
-        raise RuntimeError(f"{algo.name} proposed a query outside [0,1]^d: {x}")
-    q = _Query(x=np.clip(x, 0.0, 1.0), warm=False, t_decide=t_decide, t_query=t_query,
+    q = _Query(x=engine._checked_query(x), warm=False, t_decide=t_decide, t_query=t_query,
                propose_charges=charges, pending_at_decide=len(outstanding))
     q.hidden = hidden(t_decide, env.now)
     if env.now > engine.horizon:
