@@ -51,16 +51,20 @@ from tvbo.analysis.context import campaign_setting, setting_text  # noqa: E402
 from tvbo.analysis.reproduction.published_code import (  # noqa: E402
     QUANTITIES,
     Comparison,
+    HeldOut,
     Runs,
     comparison_lines,
     fmt,
     provenance_text,
     runs_table,
     same_price_lines,
+    seeds_of,
     verdict,
     write_runs_table,
 )
+from tvbo.analysis.reproduction.published_section import held_out_seeds  # noqa: E402
 from tvbo.analysis.reproduction.published_spec import read_explanations  # noqa: E402
+from tvbo.analysis.reproduction.spec_yaml import load_spec  # noqa: E402
 from tvbo.results.campaign import merge_runs  # noqa: E402
 from tvbo.results.io import read_run  # noqa: E402
 from tvbo.results.schema import COST_ATTRIBUTES  # noqa: E402
@@ -87,12 +91,13 @@ COMPARISONS: dict[str, Comparison] = {
 }
 
 
-def pair_section(pair: str, runs: Runs, explanations, figure: Path | None
+def pair_section(pair: str, runs: Runs, held: HeldOut, explanations, figure: Path | None
                  ) -> tuple[str, str]:
-    """(the section's markdown, its one-line summary)."""
+    """(the section's markdown, its one-line summary): ``runs`` on the comparison's seeds,
+    ``held`` on the held-out seeds (the explanations' predictions are judged on both)."""
     comparison = COMPARISONS[pair]
     lines, result = comparison_lines(comparison, runs, LABELS, explanations,
-                                     "explanations.yaml")
+                                     "explanations.yaml", held)
     lines = [f"## {TITLES[pair]}", "", *lines, *same_price_lines(comparison, runs, LABELS)]
     if figure is not None:
         lines += [f"![Queries and dataset size over time, mean ± s.e. over runs]"
@@ -241,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
                         + ", ".join(EXPORTED) + "): the reproduction report's measured runs")
     parser.add_argument("--model", type=Path, help="the public code's response-time model")
     parser.add_argument("--explanations", type=Path, default=HERE / "explanations.yaml")
+    parser.add_argument("--spec", type=Path, default=HERE.parent.parent / "config"
+                        / "reproduction.yaml", help="the reproduction spec, whose held-out "
+                        "replicates' seeds are the held-out seeds the predictions are judged on")
     parser.add_argument("--machine", default=f"{platform.system()} {platform.machine()}, "
                         f"{os.cpu_count()} CPUs", help="the machine the runs were made on")
     args = parser.parse_args(argv)
@@ -248,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         print("report: nothing to write: give --page, --export-runs or both", file=sys.stderr)
         return 2
     for label, path in (("run folder", args.out), ("--explanations", args.explanations),
-                        ("--model", args.model)):
+                        ("--model", args.model), ("--spec", args.spec)):
         if path is not None and not path.exists():
             print(f"report: {label} {str(path)!r}: no such file or folder", file=sys.stderr)
             return 2
@@ -273,16 +281,18 @@ def main(argv: list[str] | None = None) -> int:
 def write_page(args: argparse.Namespace, runs: Runs, curves: dict[tuple[str, str, int], Curves],
                explanations) -> Path:
     """The side-by-side page (and its figures beside it)."""
+    seeds = held_out_seeds(load_spec(args.spec))
+    main, held = seeds_of(runs, seeds, keep=False), HeldOut(seeds_of(runs, seeds), seeds)
     sections, summaries = [], []
     for pair in PAIRS:
-        fig = figure(pair, runs, curves,
+        fig = figure(pair, main, curves,
                      args.page.parent / args.page.stem / f"{pair}_over_time.png")
-        text, summary = pair_section(pair, runs, explanations, fig)
+        text, summary = pair_section(pair, main, held, explanations, fig)
         sections.append(text)
         summaries.append(summary)
     if args.model is not None:
         sections.append(calibration_section(args.model))
-    sections.append(replay_section(args.out, runs))
+    sections.append(replay_section(args.out, main))
     counts = ", ".join(f"{side} {sum(len(r) for r in runs[side].values())}" for side in SIDES)
     command = ("python examples/wdbo_public/report.py OUT"
                + (f" --model {args.model.as_posix()}" if args.model else "")

@@ -6,7 +6,9 @@ benchmark, Shekel m = 2.0, d = 0.03 (s.e. 0.0173) and Eggholder m = 500, d = 3 (
 time-integrated regret is ten times the average. The measured side ``pub`` is written by hand
 below: on Shekel it agrees (2.0 ± 0.0173 against the same), on Eggholder it is lower (400 ±
 1.73 against 500 ± 1.73: the intervals are 100 apart), so Eggholder differs and is judged by
-the explanations file.
+the explanations file. The campaign's held-out replicate (``bolt_fake_heldout``, seeds 3-5) has
+the same values, and so do the measured side's runs on seeds 3-5 unless a test says otherwise:
+every prediction is judged on both seed sets.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tvbo.analysis.reproduction.published_code import (
     read_runs_table,
     write_runs_table,
 )
+from tvbo.analysis.reproduction.published_section import held_out_seeds
 from tvbo.analysis.reproduction.report import build_report
 from tvbo.analysis.reproduction.spec_yaml import load_spec
 
@@ -30,10 +33,24 @@ from tvbo.analysis.reproduction.spec_yaml import load_spec
 PUBLISHED = {"shekel": (1.97, 2.0, 2.03), "eggholder": (397.0, 400.0, 403.0)}
 
 
-def _runs_table(path: Path) -> Path:
+#: the held-out seeds: those of the fake campaign's replicate (fakes._spec)
+HELD_OUT = (3, 4, 5)
+
+
+def _runs_table(path: Path, held: dict[str, tuple[float, ...]] | None = PUBLISHED) -> Path:
+    """The measured side's runs table: seeds 0-2 with PUBLISHED, the held-out seeds with
+    ``held`` (None: no held-out runs)."""
     runs = []
-    for bench, values in PUBLISHED.items():
-        for seed, avg in enumerate(values):
+    sets = [(range(3), PUBLISHED)] + ([(HELD_OUT, held)] if held is not None else [])
+    for seeds, table in sets:
+        runs += _measured_runs(seeds, table)
+    return write_runs_table(runs, path)
+
+
+def _measured_runs(seeds, table: dict[str, tuple[float, ...]]) -> list[RunValues]:
+    runs = []
+    for bench, values in table.items():
+        for seed, avg in zip(seeds, values, strict=True):
             quantities = {"avg": avg, "tir": 10 * avg, "queries": 12.0 + seed, "compute": 0.5,
                           "mean_size": 6.0, "collapsed": float(seed == 0)}
             runs.append(RunValues("pub", bench, seed, quantities,
@@ -41,7 +58,7 @@ def _runs_table(path: Path) -> Path:
                                   (2.0, 4.0, 6.0, 8.0), 60.0,
                                   {"algorithm": "outside", "compute_model": "measured",
                                    "machine": "a test box", "versions": "tvbo 0"}))
-    return write_runs_table(runs, path)
+    return runs
 
 
 def _explanations(path: Path, order: str = "pub < tv") -> Path:
@@ -93,7 +110,7 @@ def test_the_runs_table_reads_back_exactly(tmp_path: Path) -> None:
     path = _runs_table(tmp_path / "runs.csv")
     runs = read_runs_table(path)
     assert sorted(runs) == ["pub"] and sorted(runs["pub"]) == ["eggholder", "shekel"]
-    assert [r.values["avg"] for r in runs["pub"]["shekel"]] == list(PUBLISHED["shekel"])
+    assert [r.values["avg"] for r in runs["pub"]["shekel"]] == list(PUBLISHED["shekel"]) * 2
     assert runs["pub"]["shekel"][0].provenance["machine"] == "a test box"
     assert write_runs_table([r for rs in runs["pub"].values() for r in rs],
                             tmp_path / "again.csv").read_bytes() == path.read_bytes()
@@ -114,8 +131,12 @@ def test_the_section_from_a_runs_table_and_a_campaign(folder: Path) -> None:
     # pub < tv holds: 400 + 1.7 < 500 - 1.7
     assert ("- **eggholder**, average regret, time-integrated regret: explained "
             "(explanations.yaml entry 1). the outside code is lower") in section
-    assert "prediction average regret: pub < tv: holds" in section
-    assert "Measured runs: 6 runs on a test box (tvbo 0)." in section
+    assert ("prediction average regret: pub < tv: holds (holds, pub 400.000 ± 1.732 vs tv "
+            "500.000 ± 1.732; held-out seeds 3-5: holds, pub 400.000 ± 1.732 vs tv 500.000 ± "
+            "1.732)") in section
+    # the tables are the comparison's seeds; the held-out seeds' runs are shown apart
+    assert "| eggholder | outside (measured) | 3 (3-5) | 400.000 ± 1.732 |" in section
+    assert "Measured runs: 12 runs on a test box (tvbo 0)." in section
     assert "[side-by-side.md](side-by-side.md)" in section  # figures, R(n), replay
     summary = next(line for line in text.splitlines() if line.startswith("Summary: "))
     assert ("published code, GP-UCB: agree within the s.e. on both regrets on 1 of 2 benchmarks "
@@ -128,9 +149,31 @@ def test_a_failing_prediction_contradicts(folder: Path) -> None:
     text = _report(folder)
     assert ("- **eggholder**, average regret, time-integrated regret: **contradicted** "
             "(explanations.yaml entry 1).") in text
-    assert ("prediction average regret: pub > tv: fails (pub 400.000 ± 1.732 vs tv 500.000 ± "
+    assert ("prediction average regret: pub > tv: fails (fails, pub 400.000 ± 1.732 vs tv "
+            "500.000 ± 1.732;") in text
+    assert "(1 differ: 0 explained, 1 contradicted, 0 unexplained)" in text
+
+
+def test_a_prediction_failing_on_the_held_out_seeds_contradicts(folder: Path) -> None:
+    """Written from seeds 0-2 it holds there; on the held-out seeds the measured side is above
+    tvbo's, so the explanation is contradicted."""
+    _runs_table(folder / "config" / "runs.csv",
+                {"shekel": (1.97, 2.0, 2.03), "eggholder": (597.0, 600.0, 603.0)})
+    text = _report(folder)
+    assert ("prediction average regret: pub < tv: fails (holds, pub 400.000 ± 1.732 vs tv "
+            "500.000 ± 1.732; held-out seeds 3-5: fails, pub 600.000 ± 1.732 vs tv 500.000 ± "
             "1.732)") in text
     assert "(1 differ: 0 explained, 1 contradicted, 0 unexplained)" in text
+    # the comparison's table and agreement are still seeds 0-2's
+    assert "- **eggholder** (3 vs 3 runs): average regret **differ** (difference -100.000" in text
+
+
+def test_without_held_out_runs_the_evidence_is_missing(folder: Path) -> None:
+    _runs_table(folder / "config" / "runs.csv", held=None)
+    text = _report(folder)
+    assert "held-out seeds 3-5: no evidence, 0 and 3 runs" in text
+    assert "unexplained (evidence missing)" in text
+    assert "(1 differ: 0 explained, 0 contradicted, 1 unexplained)" in text
 
 
 def test_a_side_without_runs_leaves_it_unexplained(folder: Path) -> None:
@@ -138,7 +181,8 @@ def test_a_side_without_runs_leaves_it_unexplained(folder: Path) -> None:
     _explanations(folder / "config" / "explanations.yaml", "pub < never")
     text = _report(folder)
     assert "unexplained (evidence missing)" in text
-    assert "prediction average regret: pub < never: no evidence (3 and 0 runs)" in text
+    assert ("prediction average regret: pub < never: no evidence (no evidence, 3 and 0 runs; "
+            "held-out seeds 3-5: no evidence, 3 and 0 runs)") in text
     assert "(1 differ: 0 explained, 0 contradicted, 1 unexplained)" in text
 
 
@@ -255,3 +299,14 @@ def test_the_spec_and_the_page_name_the_same_sides(monkeypatch) -> None:
     assert {c.name: c for c in section.comparisons} == report.COMPARISONS
     exported = {s.measured for s in section.sides.values() if s.measured}
     assert exported == set(report.EXPORTED)
+
+
+def test_the_shipped_held_out_seeds_are_the_replicates() -> None:
+    """The predictions are judged on BOLT [B]'s held-out replicate's seeds (10-19), the same
+    for the paper side's campaign and the price campaign's replicate."""
+    spec = load_spec(REPO / "config" / "reproduction.yaml")
+    assert held_out_seeds(spec) == tuple(range(10, 20))
+    section = spec.published_code
+    for side in ("paper", "paper-r", "gp-ucb"):
+        campaign = section.sides[side].campaign
+        assert spec.replicate(campaign) is not None, campaign

@@ -14,8 +14,11 @@ standard deviation / sqrt(runs)); two sides *agree* on a quantity when their ±1
 overlap (the reproduction report's tie rule); the two-sample tests are Welch's unequal-variance
 t-test and the Mann-Whitney U test (two-sided). A benchmark where the sides differ is
 *explained* when an entry names it and every prediction of the entry holds (the predicted
-order's ±1 s.e. intervals do not overlap), *contradicted* when one fails, *unexplained* when no
-entry names it or evidence is missing.
+order's ±1 s.e. intervals do not overlap) on the comparison's seeds and on the held-out seeds
+(those of the held-out replicate of tvbo's side's campaign: the explanations are written from
+the first and must hold on the second), *contradicted* when one fails on either, *unexplained*
+when no entry names it or evidence is missing. Tables, agreement and tests are the comparison's
+seeds'.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import csv
 import json
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +107,17 @@ def grouped(runs: Iterable[RunValues]) -> Runs:
         out.setdefault(run.side, {}).setdefault(run.benchmark, []).append(run)
     return {side: {b: sorted(rs, key=lambda r: r.seed) for b, rs in sorted(by.items())}
             for side, by in out.items()}
+
+
+def seeds_of(runs: Runs, seeds: Collection[int], keep: bool = True) -> Runs:
+    """The runs whose seed is in ``seeds`` (``keep=False``: is not); a benchmark left without
+    runs is dropped, a side is kept."""
+    chosen = set(seeds)
+    out: Runs = {}
+    for side, by in runs.items():
+        kept = {b: [r for r in rs if (r.seed in chosen) == keep] for b, rs in by.items()}
+        out[side] = {b: rs for b, rs in kept.items() if rs}
+    return out
 
 
 def campaign_runs(ds: xr.Dataset, algorithm: str, side: str) -> dict[str, list[RunValues]]:
@@ -211,6 +225,30 @@ def verdict(quantity: str, a: Sequence[RunValues], b: Sequence[RunValues]) -> Ve
     return Verdict(quantity, mean_se(x), mean_se(y), welch, mw)
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """The held-out seeds' runs (every side) and the seeds, which the explanations were not
+    written from."""
+
+    runs: Runs
+    seeds: tuple[int, ...]
+
+    @property
+    def text(self) -> str:
+        return f"held-out seeds {seed_text(sorted(self.seeds))}" if self.seeds else "held-out seeds"
+
+
+def judge_both(prediction: SidePrediction, runs: Runs, held: HeldOut, bench: str
+               ) -> tuple[str, str]:
+    """A prediction on the comparison's seeds and on the held-out seeds: holds when it holds on
+    both, fails when it fails on either, no evidence otherwise; and the values shown."""
+    first, shown = judge(prediction, runs, bench)
+    again, shown_held = judge(prediction, held.runs, bench)
+    status = ("fails" if "fails" in (first, again) else
+              "holds" if first == again == "holds" else "no evidence")
+    return status, f"{first}, {shown}; {held.text}: {again}, {shown_held}"
+
+
 def judge(prediction: SidePrediction, runs: Runs, bench: str) -> tuple[str, str]:
     """(holds | fails | no evidence, the values shown)."""
     a = [r.values[prediction.quantity] for r in runs.get(prediction.a, {}).get(bench, [])]
@@ -287,9 +325,10 @@ class ComparisonResult:
 
 def comparison_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, str],
                      entries: Sequence[SideExplanation], explanations_name: str,
-                     level: int = 3) -> tuple[list[str], ComparisonResult]:
+                     held: HeldOut, level: int = 3) -> tuple[list[str], ComparisonResult]:
     """The runs table, the agreement per benchmark and, where the sides differ, each
-    explanation judged (Markdown lines; ``level``: of the sub-headings) and the tallies."""
+    explanation judged on ``runs`` (the comparison's seeds) and on ``held`` (Markdown lines;
+    ``level``: of the sub-headings) and the tallies."""
     a, b = comparison.published, comparison.tvbo
     # the published side's benchmarks (a campaign runs more), else either side's
     benchmarks = sorted(runs.get(a) or set(runs.get(a, {})) | set(runs.get(b, {})))
@@ -314,23 +353,40 @@ def comparison_lines(comparison: Comparison, runs: Runs, labels: Mapping[str, st
         result.agreeing += not disagree
         verdict_lines.append(f"- **{bench}** ({len(ra)} vs {len(rb)} runs): " + "; ".join(parts))
         if disagree:
-            status, text = explain(comparison.name, bench, disagree, runs, entries,
+            status, text = explain(comparison.name, bench, disagree, runs, held, entries,
                                    explanations_name)
             setattr(result, status, getattr(result, status) + 1)
             open_lines += text
     lines += ["", "Agreement (±1 s.e. intervals overlap), two-sample tests on the runs' "
               "values:", "", *verdict_lines, ""]
     if open_lines:
-        lines += [f"{'#' * level} Where they differ", "", *open_lines, ""]
+        lines += [f"{'#' * level} Where they differ", "",
+                  "Each prediction is judged on the comparison's seeds (those above) and on "
+                  f"the {held.text} (the table below), which the explanations were not "
+                  "written from; it holds only when it holds on both.", "",
+                  *open_lines, "", *held_out_lines(comparison, held, labels, benchmarks)]
     return lines, result
 
 
-def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs,
+def held_out_lines(comparison: Comparison, held: HeldOut, labels: Mapping[str, str],
+                   benchmarks: Sequence[str]) -> list[str]:
+    """The held-out seeds' runs of the comparison's sides, on the benchmarks that have any."""
+    sides = [s for s in (comparison.published, comparison.tvbo, comparison.same_price)
+             if s is not None]
+    present = [b for b in benchmarks if any(held.runs.get(s, {}).get(b) for s in sides)]
+    if not present:
+        return [f"No runs on the {held.text} yet: every prediction's held-out evidence is "
+                "missing.", ""]
+    return [f"The {held.text}:", "", runs_table(held.runs, sides, labels, present), ""]
+
+
+def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs, held: HeldOut,
             entries: Sequence[SideExplanation], explanations_name: str
             ) -> tuple[str, list[str]]:
     """The status of one difference (explained | contradicted | unexplained) and its lines:
-    explained when an entry naming it has every prediction holding, contradicted when none does
-    and one fails, unexplained otherwise."""
+    explained when an entry naming it has every prediction holding (on ``runs``, the
+    comparison's seeds, and on ``held``, the held-out seeds), contradicted when none does and
+    one fails, unexplained otherwise."""
     names = ", ".join(QUANTITIES[q][0] for q in disagree)
     covering = [e for e in entries if e.pair == pair and bench in e.benchmarks
                 and set(disagree) <= set(e.explains)]
@@ -339,7 +395,7 @@ def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs,
                                f"{explanations_name})"]
     out, statuses = [], []
     for entry in covering:
-        judged = [(p, *judge(p, runs, bench)) for p in entry.predictions]
+        judged = [(p, *judge_both(p, runs, held, bench)) for p in entry.predictions]
         status = ("explained" if all(s == "holds" for _, s, _ in judged) else
                   "contradicted" if any(s == "fails" for _, s, _ in judged) else "unexplained")
         statuses.append(status)

@@ -14,14 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+import xarray as xr
+
 from tvbo.analysis.reproduction.campaigns import Campaigns
 from tvbo.analysis.reproduction.published_code import (
+    HeldOut,
     Runs,
+    RunValues,
     campaign_runs,
     comparison_lines,
     provenance_text,
     read_runs_table,
     same_price_lines,
+    seeds_of,
 )
 from tvbo.analysis.reproduction.published_spec import PublishedCode, Side
 from tvbo.analysis.reproduction.spec import Spec
@@ -29,26 +34,69 @@ from tvbo.analysis.reproduction.spec import Spec
 TITLE = "## The published code"
 
 
-def _sides(section: PublishedCode, campaigns: Campaigns) -> tuple[Runs, list[str]]:
-    """side -> benchmark -> runs, and the campaign keys of sides whose campaign is not yet run.
+def _sides(spec: Spec, section: PublishedCode, campaigns: Campaigns
+           ) -> tuple[Runs, HeldOut, list[str]]:
+    """side -> benchmark -> runs on the comparison's seeds, the same on the held-out seeds, and
+    the campaign keys of sides whose campaign is not yet run.
 
-    A campaign side is read only on the benchmarks the measured sides hold (the comparison's)."""
+    A campaign side is read only on the benchmarks the measured sides hold (the comparison's):
+    its campaign's runs, and its held-out replicate's (the spec's ``replicate``) where built.
+    The held-out seeds are the replicates' seeds; a measured run on one of them is held out."""
     table = read_runs_table(section.runs)
     benchmarks = sorted({b for by in table.values() for b in by})
+    replicates = {side.campaign: spec.replicate(side.campaign)
+                  for side in section.sides.values() if side.campaign is not None}
+    held_seeds = held_out_seeds(spec)
     runs: Runs = {}
+    held: Runs = {}
     missing = []
     for name, side in section.sides.items():
         if side.measured is not None:
-            runs[name] = table.get(side.measured, {})
+            measured = {name: table.get(side.measured, {})}
+            runs[name] = seeds_of(measured, held_seeds, keep=False)[name]
+            held[name] = seeds_of(measured, held_seeds)[name]
             continue
         ds = campaigns.get(side.campaign)
         if ds is None:
             missing.append(side.campaign)
-            runs[name] = {}
+            runs[name] = held[name] = {}
             continue
-        present = [b for b in benchmarks if b in set(map(str, ds["benchmark"].values))]
-        runs[name] = campaign_runs(ds.sel(benchmark=present), side.algorithm, name)
-    return runs, missing
+        runs[name] = _campaign_side(ds, side, benchmarks)
+        replicate = replicates[side.campaign]
+        ds_held = campaigns.get(replicate) if replicate is not None else None
+        held[name] = {} if ds_held is None else _campaign_side(ds_held, side, benchmarks)
+    return runs, HeldOut(held, tuple(held_seeds)), missing
+
+
+def held_out_seeds(spec: Spec) -> tuple[int, ...]:
+    """The held-out seeds of the published-code comparison: the seeds of the held-out
+    replicates of its campaign sides' campaigns (the spec's ``replicate``), declared once there
+    and read by the side-by-side page too."""
+    section = spec.published_code
+    if section is None:
+        return ()
+    keys = {spec.replicate(side.campaign) for side in section.sides.values()
+            if side.campaign is not None}
+    return tuple(sorted({int(seed) for key in keys if key is not None
+                         for seed in spec.campaigns[key].merged.get("seeds") or []}))
+
+
+def _measured(runs: Runs, held: Runs, names: Iterable[str]) -> Runs:
+    """The measured sides' runs on every seed (for their provenance line)."""
+    out: Runs = {}
+    for name in names:
+        for part in (runs, held):
+            for bench, rs in part.get(name, {}).items():
+                out.setdefault(name, {}).setdefault(bench, []).extend(rs)
+    return out
+
+
+def _campaign_side(ds: xr.Dataset, side: Side, benchmarks: list[str]
+                   ) -> dict[str, list[RunValues]]:
+    """benchmark -> one campaign's runs of a side's algorithm, on the comparison's benchmarks
+    it ran."""
+    present = [b for b in benchmarks if b in set(map(str, ds["benchmark"].values))]
+    return campaign_runs(ds.sel(benchmark=present), str(side.algorithm), side.name)
 
 
 def _side_text(side: Side, campaigns: Campaigns) -> str:
@@ -63,10 +111,11 @@ def published_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], list
     section = spec.published_code
     if section is None:
         return [], []
-    runs, missing = _sides(section, campaigns)
+    runs, held, missing = _sides(spec, section, campaigns)
     labels = {name: side.label for name, side in section.sides.items()}
     root = spec.path.parent.parent
     measured = [n for n, s in section.sides.items() if s.measured is not None]
+    measured_text = provenance_text(_measured(runs, held.runs, measured), measured)
     lines = [
         TITLE, "",
         "tvbo's emulations beside the code they emulate, under the BOLT [B] protocol. The "
@@ -74,7 +123,7 @@ def published_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], list
         "(written by `python examples/wdbo_public/report.py OUT --export-runs FILE` from their "
         "run files: their compute is measured, so they cannot be rebuilt bit for bit, and "
         "running them needs the `reference` extra); tvbo's sides are the campaigns' runs. "
-        f"Measured runs: {provenance_text(runs, measured) or 'none'}. Sides: "
+        f"Measured runs: {measured_text or 'none'}. Sides: "
         + "; ".join(_side_text(s, campaigns) for s in section.sides.values()) + ". "
         f"The differences are judged by the predictions of "
         f"`{_relative(section.explanations, root)}`. Figures of queries and dataset size over "
@@ -91,7 +140,7 @@ def published_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], list
             summary.append(f"{short}: not yet run")
             continue
         body, result = comparison_lines(comparison, runs, labels, section.entries,
-                                        section.explanations.name, level=4)
+                                        section.explanations.name, held, level=4)
         lines += _split(body)
         price = section.sides.get(comparison.same_price or "")
         if price is not None and price.campaign in missing:

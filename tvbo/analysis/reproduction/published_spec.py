@@ -22,7 +22,9 @@ The section::
 
 The explanations file is a list of ``{pair, benchmarks, explains, cause, predictions}``:
 ``pair`` a comparison's name, ``explains`` the regrets it explains (``avg``, ``tir``),
-``predictions`` ``{quantity, order: "SIDE < SIDE"}`` over the sides above.
+``predictions`` ``{quantity, order: "SIDE < SIDE"}`` over the sides above, judged on the
+comparison's seeds and on the held-out seeds: those of the held-out replicate of tvbo's side's
+campaign (the spec's ``replicate``), which the explanations are not written from.
 """
 
 from __future__ import annotations
