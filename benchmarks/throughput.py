@@ -72,6 +72,7 @@ _T0 = time.perf_counter()  # first thing the worker process does: start of "star
 import argparse  # noqa: E402  (stdlib only above the timer's reach)
 import heapq  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -280,6 +281,14 @@ def jobs_of(study: dict, benchmarks: list[str], algorithms: list[str], seeds: li
     return jobs
 
 
+def _venv_env() -> dict[str, str]:
+    """The environment with this interpreter's scripts first on PATH: Snakemake and the rules'
+    ``tvbo`` commands are this venv's even when it is not activated."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
 def build_tables(jobs: list[dict], folder: Path) -> dict[str, float]:
     """Build each benchmark's shared f*(t) table once, as the workflow's ``oracle_table`` rule
     does (``tvbo oracle``, one process per benchmark), and point the jobs at it. Returns the
@@ -294,8 +303,9 @@ def build_tables(jobs: list[dict], folder: Path) -> dict[str, float]:
         out = folder / f"{name}.npz"
         if name not in seconds:
             options = dict(job["benchmark_options"])
-            args = ["tvbo", "oracle", "--benchmark", name, "--cost-table", job["cost_table"],
-                    "--out", str(out)]
+            # this interpreter's tvbo: the script works from a venv that is not activated
+            args = [sys.executable, "-m", "tvbo", "oracle", "--benchmark", name,
+                    "--cost-table", job["cost_table"], "--out", str(out)]
             if job["horizon"] is not None:
                 args += ["--horizon", repr(float(job["horizon"]))]
             for key, flag in (("cost", "--cost"), ("noise_var", "--noise-var")):
@@ -364,7 +374,7 @@ def real_campaign(study: dict, benchmarks: list[str], algorithms: list[str], see
         proc = subprocess.run(
             ["snakemake", f"results/{PROBE}/campaign.nc", "--cores", str(cores),
              "--replace-workflow-config", "--configfile", str(path)],
-            cwd=REPO, capture_output=True, text=True)
+            cwd=REPO, capture_output=True, text=True, env=_venv_env())
         wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"snakemake failed:\n{proc.stderr[-3000:]}")
