@@ -129,6 +129,39 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
         ct.load_model(tmp_path / "absent.yaml")
 
 
+def test_an_algorithms_own_compute_model_prices_its_runs() -> None:
+    """``compute_per_algorithm`` gives bolt ``polynomial`` (as the price campaign does for
+    w-dbo-paper): its runs are priced from the polynomial class's cells (the class its run
+    files record), not the campaign's counted class; gp-ucb keeps the campaign's."""
+    data = copy.deepcopy(MODEL)
+    data["cells"]["polynomial"] = {
+        "bolt": {"eggholder": {"seconds": 40.0, "iterations": 100.0, "compute": 0.5}}}
+    model = ct.parse_model(data)
+    config = {**CONFIG, "compute_per_algorithm": {
+        "bolt": {"compute": "polynomial", "polynomial": [0.5]}}}
+    own = ct.price_run(model, config, "eggholder", "bolt")
+    assert own.basis == "measured"
+    assert own.iterations == pytest.approx(15 + (120 - 15 * 0.5) / (0.5 + 0.5))
+    assert own.seconds == pytest.approx(40.0 / 100.0 * own.iterations + 0.1)
+    campaign = ct.price_run(model, CONFIG, "eggholder", "bolt")
+    assert campaign.seconds == pytest.approx(4.0 / 100.0 * campaign.iterations + 0.1)
+    assert ct.price_run(model, config, "eggholder", "gp-ucb") == ct.price_run(
+        model, CONFIG, "eggholder", "gp-ucb")
+
+
+def test_a_benchmark_outside_the_cost_tables_is_priced_at_its_own_cost_and_horizon() -> None:
+    """The PE-GP-UCB toy sets its horizon (steps x step_seconds) and cost (one step) itself:
+    25 one-second steps are 25 iterations, not 600 s / 0.1 s; a benchmark that cannot be built
+    keeps the stated defaults."""
+    config = {"campaign": "toy", "warmup": 0, "benchmark_options": {
+        "hills": {"options": {"steps": 25, "step_seconds": 1.0}}}}
+    assert ct.cost_and_horizon(config, "hills") == (1.0, 25.0)
+    assert ct.iterations(config, "hills", compute=0.0) == pytest.approx(25.0)
+    assert ct.cost_and_horizon({"campaign": "x"}, "no-such-benchmark") == (0.1, 600.0)
+    # a listed benchmark keeps its cost table's row
+    assert ct.cost_and_horizon({"campaign": "x"}, "eggholder") == (0.05, 600.0)
+
+
 def test_compute_class() -> None:
     assert ct.compute_class({}) == "counted:reference-2core"
     assert ct.compute_class({"profile": "profiles/botorch-i9-laptop.yaml"}) == (
