@@ -58,7 +58,7 @@ from tvbo.analysis.reproduction.published_code import (  # noqa: E402
     provenance_text,
     runs_table,
     same_price_lines,
-    seeds_of,
+    split_held_out,
     verdict,
     write_runs_table,
 )
@@ -281,8 +281,7 @@ def main(argv: list[str] | None = None) -> int:
 def write_page(args: argparse.Namespace, runs: Runs, curves: dict[tuple[str, str, int], Curves],
                explanations) -> Path:
     """The side-by-side page (and its figures beside it)."""
-    seeds = held_out_seeds(load_spec(args.spec))
-    main, held = seeds_of(runs, seeds, keep=False), HeldOut(seeds_of(runs, seeds), seeds)
+    main, held = split_held_out(runs, held_out_seeds(load_spec(args.spec)))
     sections, summaries = [], []
     for pair in PAIRS:
         fig = figure(pair, main, curves,

@@ -238,6 +238,11 @@ class HeldOut:
         return f"held-out seeds {seed_text(sorted(self.seeds))}" if self.seeds else "held-out seeds"
 
 
+def split_held_out(runs: Runs, seeds: Sequence[int]) -> tuple[Runs, HeldOut]:
+    """Every seed's runs split into the comparison's seeds and the held-out ``seeds``."""
+    return seeds_of(runs, seeds, keep=False), HeldOut(seeds_of(runs, seeds), tuple(seeds))
+
+
 def judge_both(prediction: SidePrediction, runs: Runs, held: HeldOut, bench: str
                ) -> tuple[str, str]:
     """A prediction on the comparison's seeds and on the held-out seeds: holds when it holds on

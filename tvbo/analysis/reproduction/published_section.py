@@ -18,15 +18,15 @@ import xarray as xr
 
 from tvbo.analysis.reproduction.campaigns import Campaigns
 from tvbo.analysis.reproduction.published_code import (
-    HeldOut,
     Runs,
     RunValues,
     campaign_runs,
     comparison_lines,
+    grouped,
     provenance_text,
     read_runs_table,
     same_price_lines,
-    seeds_of,
+    split_held_out,
 )
 from tvbo.analysis.reproduction.published_spec import PublishedCode, Side
 from tvbo.analysis.reproduction.spec import Spec
@@ -34,38 +34,31 @@ from tvbo.analysis.reproduction.spec import Spec
 TITLE = "## The published code"
 
 
-def _sides(spec: Spec, section: PublishedCode, campaigns: Campaigns
-           ) -> tuple[Runs, HeldOut, list[str]]:
-    """side -> benchmark -> runs on the comparison's seeds, the same on the held-out seeds, and
-    the campaign keys of sides whose campaign is not yet run.
+def _sides(spec: Spec, section: PublishedCode, campaigns: Campaigns) -> tuple[Runs, list[str]]:
+    """side -> benchmark -> runs on every seed, and the campaign keys of sides whose campaign is
+    not yet run.
 
     A campaign side is read only on the benchmarks the measured sides hold (the comparison's):
-    its campaign's runs, and its held-out replicate's (the spec's ``replicate``) where built.
-    The held-out seeds are the replicates' seeds; a measured run on one of them is held out."""
+    its campaign's runs and its held-out replicate's (the spec's ``replicate``) where built."""
     table = read_runs_table(section.runs)
     benchmarks = sorted({b for by in table.values() for b in by})
-    replicates = {side.campaign: spec.replicate(side.campaign)
-                  for side in section.sides.values() if side.campaign is not None}
-    held_seeds = held_out_seeds(spec)
     runs: Runs = {}
-    held: Runs = {}
     missing = []
     for name, side in section.sides.items():
         if side.measured is not None:
-            measured = {name: table.get(side.measured, {})}
-            runs[name] = seeds_of(measured, held_seeds, keep=False)[name]
-            held[name] = seeds_of(measured, held_seeds)[name]
+            runs[name] = table.get(side.measured, {})
             continue
         ds = campaigns.get(side.campaign)
         if ds is None:
             missing.append(side.campaign)
-            runs[name] = held[name] = {}
+            runs[name] = {}
             continue
-        runs[name] = _campaign_side(ds, side, benchmarks)
-        replicate = replicates[side.campaign]
-        ds_held = campaigns.get(replicate) if replicate is not None else None
-        held[name] = {} if ds_held is None else _campaign_side(ds_held, side, benchmarks)
-    return runs, HeldOut(held, tuple(held_seeds)), missing
+        replicate = spec.replicate(side.campaign)
+        built = [ds, *([campaigns.get(replicate)] if replicate is not None else [])]
+        found = [r for part in built if part is not None
+                 for rs in _campaign_side(part, side, benchmarks).values() for r in rs]
+        runs[name] = grouped(found).get(name, {})
+    return runs, missing
 
 
 def held_out_seeds(spec: Spec) -> tuple[int, ...]:
@@ -79,16 +72,6 @@ def held_out_seeds(spec: Spec) -> tuple[int, ...]:
             if side.campaign is not None}
     return tuple(sorted({int(seed) for key in keys if key is not None
                          for seed in spec.campaigns[key].merged.get("seeds") or []}))
-
-
-def _measured(runs: Runs, held: Runs, names: Iterable[str]) -> Runs:
-    """The measured sides' runs on every seed (for their provenance line)."""
-    out: Runs = {}
-    for name in names:
-        for part in (runs, held):
-            for bench, rs in part.get(name, {}).items():
-                out.setdefault(name, {}).setdefault(bench, []).extend(rs)
-    return out
 
 
 def _campaign_side(ds: xr.Dataset, side: Side, benchmarks: list[str]
@@ -111,11 +94,12 @@ def published_section(spec: Spec, campaigns: Campaigns) -> tuple[list[str], list
     section = spec.published_code
     if section is None:
         return [], []
-    runs, held, missing = _sides(spec, section, campaigns)
+    every, missing = _sides(spec, section, campaigns)
+    runs, held = split_held_out(every, held_out_seeds(spec))
     labels = {name: side.label for name, side in section.sides.items()}
     root = spec.path.parent.parent
     measured = [n for n, s in section.sides.items() if s.measured is not None]
-    measured_text = provenance_text(_measured(runs, held.runs, measured), measured)
+    measured_text = provenance_text(every, measured)
     lines = [
         TITLE, "",
         "tvbo's emulations beside the code they emulate, under the BOLT [B] protocol. The "
