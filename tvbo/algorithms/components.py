@@ -232,6 +232,10 @@ class Surrogate(Component):
                 include_noise: bool = False) -> Prediction: ...
 
 
+#: the GP surrogate's ``hyperparameters`` option: refitted as the run goes, or kept at ``initial``
+HYPERPARAMETER_POLICIES: tuple[str, ...] = ("fitted", "fixed")
+
+
 class GPSurrogate(Surrogate):
     """Exact GP with the separable kernel ``lambda k_S(x, x') k_T(t, t')`` (k_T optional).
 
@@ -251,6 +255,11 @@ class GPSurrogate(Surrogate):
       larger dataset) is kept. With 2-3 points the likelihood is degenerate (l_S, l_T -> their
       lower bounds) and a removal policy priced by l_T (W-DBO) would then remove still faster:
       an absorbing state. Must be >= 2.
+
+    ``hyperparameters="fixed"`` never fits: the GP keeps ``initial`` for the whole run (GP-UCB as
+    Srinivas et al. state it and as BOKE's Appendix A runs it, "a fixed bandwidth"). The fit's
+    options (``fit_mode``, ``prior``, ``fit_max_iter``, ``fit_restarts``, ``min_fit_size``) must
+    then stay unset: an error at construction, never ignored.
 
     ``fit_mode`` (default ``"lbfgs"``: the fit above) selects how the hyperparameters are
     fitted, e.g. ``"gpytorch-adam"`` as the W-DBO public code does (:mod:`tvbo.gp.fit_modes`;
@@ -282,7 +291,21 @@ class GPSurrogate(Surrogate):
         min_fit_size: int = 2,
         fit_mode: str = "lbfgs",
         fit_mode_options: Mapping[str, Any] | None = None,
+        hyperparameters: str = "fitted",
     ) -> None:
+        if hyperparameters not in HYPERPARAMETER_POLICIES:
+            raise ValueError(f"surrogate 'gp': unknown hyperparameters {hyperparameters!r}; "
+                             f"valid: {', '.join(HYPERPARAMETER_POLICIES)}")
+        if hyperparameters == "fixed":
+            given = [name for name, value, default in (
+                ("fit_mode", fit_mode, "lbfgs"), ("fit_mode_options", fit_mode_options or {}, {}),
+                ("prior", prior or {}, {}), ("fit_max_iter", fit_max_iter, 50),
+                ("fit_restarts", fit_restarts, 0), ("min_fit_size", min_fit_size, 2))
+                if value != default]
+            if given:
+                raise ValueError(f"surrogate 'gp': hyperparameters 'fixed' never fits, so "
+                                 f"{', '.join(given)} cannot apply; set 'initial' instead")
+        self.hyperparameter_policy = hyperparameters
         self.fit_mode = fit_mode
         self.fit_mode_options = dict(fit_mode_options or {})
         self._fit_mode: FitMode | None = resolve_fit_mode(fit_mode, self.fit_mode_options)
@@ -402,7 +425,7 @@ class GPSurrogate(Surrogate):
         self._stamps = np.empty(0)
 
     def fit(self) -> None:
-        if self.gp.n < self.min_fit_size:
+        if self.hyperparameter_policy == "fixed" or self.gp.n < self.min_fit_size:
             return
         if self._fit_mode is not None:
             result = fit_hyperparameters(self.gp, mode=self._fit_mode,
@@ -448,7 +471,8 @@ class GPSurrogate(Surrogate):
                 "fit_max_iter": self.fit_max_iter, "fit_restarts": self.fit_restarts,
                 "standardize": self.standardize, "prior": dict(self.prior),
                 "min_fit_size": self.min_fit_size, "fit_mode": self.fit_mode,
-                "fit_mode_options": dict(self.fit_mode_options)}
+                "fit_mode_options": dict(self.fit_mode_options),
+                "hyperparameters": self.hyperparameter_policy}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -422,3 +422,59 @@ def test_kr_ucb_widening_on_a_coarse_grid_takes_the_nearest_other_candidate():
     x = widen_on_candidates(model, C[2], 1e-3, C, np.random.default_rng(0))
     assert x[0] in (0.25, 0.75)
     assert widen_on_candidates(model, C[0], 1e-3, C[:1], np.random.default_rng(0))[0] == 0.0
+
+
+# -- the paper's GP-UCB baseline (App. A.1): a fixed bandwidth and a fixed beta ----------------
+def _gaussian_gp_ucb(X, y, Xq, lengthscale, noise_var, beta):
+    """mu + sqrt(beta) sigma of a GP with k = exp(-|x - x'|^2 / (2 l^2)) on y standardised by
+    its mean and population std, written out with numpy's solve (independent of tvbo.gp)."""
+    mean, std = y.mean(), y.std()
+    ys = (y - mean) / std
+
+    def k(A, B):
+        return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / (2 * lengthscale**2))
+
+    K = k(X, X) + noise_var * np.eye(len(X))
+    kq = k(Xq, X)
+    mu = kq @ np.linalg.solve(K, ys)
+    var = 1.0 - np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
+    return mean + std * mu + np.sqrt(beta) * std * np.sqrt(np.maximum(var, 0.0))
+
+
+def test_gp_ucb_fixed_never_refits_and_maximises_the_gaussian_kernel_ucb():
+    X, y = _data(n=15)
+    alg = _feed(_alg("gp-ucb-fixed"), X, y)
+    x = alg.propose(0.0)
+    hp = alg.surrogate.hyperparameters
+    assert (hp.signal_var, hp.lengthscale_space, hp.noise_var) == (1.0, 0.2, 0.01)
+    assert alg.surrogate.space_kernel == "rbf" and alg.state()["beta"] == 2.0
+    assert alg.surrogate.last_fit_evals == 0
+    others = np.random.default_rng(4).random((3000, 2))
+    at_x = _gaussian_gp_ucb(X, y, x[None], 0.2, 0.01, 2.0)[0]
+    assert at_x >= _gaussian_gp_ucb(X, y, others, 0.2, 0.01, 2.0).max() - 1e-6
+
+
+def test_gp_ucb_fixed_on_the_engine_records_no_fit_and_constant_hyperparameters():
+    ds = tvbo.simulate("forrester", "gp-ucb-fixed", seed=0, horizon=600, warmup=5,
+                       max_iterations=12)
+    assert ds["fit_n_evals"].size == 0
+    assert np.all(ds["compute_fit"].values[np.isfinite(ds["compute_fit"].values)] == 0)
+    steps = ~ds["is_warmup"].values.ravel().astype(bool)
+    assert np.all(ds["state_lengthscale_space"].values.ravel()[steps] == 0.2)
+    fitted = tvbo.simulate("forrester", "gp-ucb", seed=0, horizon=600, warmup=5, max_iterations=12)
+    assert fitted["fit_n_evals"].size > 0
+    assert np.any(fitted["state_lengthscale_space"].values.ravel()[steps] != 0.2)
+
+
+@pytest.mark.parametrize(
+    "surrogate, match",
+    [
+        ({"fit_restarts": 2}, "fit_restarts cannot apply"),
+        ({"fit_mode": "gpytorch-adam"}, "fit_mode cannot apply"),
+        ({"prior": {"noise_var": [0.01, 1.0]}}, "prior cannot apply"),
+        ({"hyperparameters": "frozen"}, "unknown hyperparameters 'frozen'; valid: fitted, fixed"),
+    ],
+)
+def test_fixed_hyperparameters_refuse_the_fits_options(surrogate, match):
+    with pytest.raises(ValueError, match=match):
+        make("gp-ucb-fixed", surrogate=surrogate)

@@ -24,6 +24,18 @@ ALGORITHMS: tuple[Declaration, ...] = (
     Declaration("kr-ucb", "KR-UCB", "kernel regression, KR-UCB (Appendix A)", BOKE,
                 preset={"surrogate": _KR, "acquisition": {"kind": "kr-ucb"},
                         "dataset": {"kind": "keep-all"}}),
+    # the paper's GP-UCB baseline (App. A.1): "a fixed bandwidth" and "a fixed beta > 0", a
+    # Gaussian kernel, no values given. tvbo's choices: GP-UCB's own starting hyperparameters
+    # (tvbo.algorithms.components.GPSurrogate: l = 0.2 on the unit cube, signal 1 on standardised
+    # y, noise 0.01), never refitted; beta the constant rule's 2 (as tv-gp-ucb-constant-beta)
+    Declaration("gp-ucb-fixed", "GP-UCB (fixed)",
+                "spatial GP, Gaussian kernel with fixed hyperparameters, constant-beta UCB", BOKE,
+                preset={"surrogate": {"kind": "gp", "time_kernel": None, "space_kernel": "rbf",
+                                      "hyperparameters": "fixed",
+                                      "initial": {"signal_var": 1.0, "lengthscale_space": 0.2,
+                                                  "noise_var": 0.01}},
+                        "acquisition": {"kind": "ucb", "beta": {"kind": "constant", "value": 2.0}},
+                        "dataset": {"kind": "keep-all"}, "removal": None}),
     # sliding window of the last 100 observations (SW-GP-UCB's policy and default); the
     # discounted variant: surrogate={"forgetting": "discount"}, dataset="keep-all"
     Declaration("tv-boke", "TV-BOKE", "kernel regression, IKR-UCB, sliding window", BOKE,
