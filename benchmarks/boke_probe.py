@@ -34,6 +34,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "boke-noise-scale-0.01": ("boke", {"acquisition": {"noise_scale": 0.01}}),
     "boke-bandwidth-x0.3": ("boke", {"surrogate": {"bandwidth_scale": 0.3 * np.sqrt(1 / 12)}}),
     "boke-plus": ("boke-plus", {}),
+    # the constant under which the density design matches the GP design in 2-D, as the paper's
+    # Figure 3 says it does (tests/algorithms/boke/test_density_design.py; investigations page)
+    "boke-bandwidth-0.1": ("boke", {"surrogate": {"bandwidth_scale": 0.1}}),
+    "boke-plus-bandwidth-0.1": ("boke-plus", {"surrogate": {"bandwidth_scale": 0.1}}),
     # Theorem 4.13's beta with the true sub-Gaussian scale of a noise-free problem: 0
     "boke-beta-0": ("boke", {"acquisition": {"beta": 0.0}}),
     "gp-ucb": ("gp-ucb", {}),
