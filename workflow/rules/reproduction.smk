@@ -29,6 +29,8 @@ rule reproduction_campaign_config:
 
 rule reproduction_campaign:
     input:
+        # the campaign's config files: an edited config rebuilds its campaign
+        configs=reproduction_campaign_configs,
         overrides="results/{other}/reproduction_overrides.yaml",
     output:
         "results/{other}/campaign.nc",
@@ -41,12 +43,11 @@ rule reproduction_campaign:
     resources:
         runtime=600,
     params:
-        configs=reproduction_campaign_configs,
         snakefile=workflow.main_snakefile,
         python=sys.executable,
     shell:
         "{params.python:q} -m snakemake --cores {threads} --nolock -s {params.snakefile:q} "
-        "--configfile {params.configs:q} {input.overrides:q} --replace-workflow-config "
+        "--configfile {input.configs:q} {input.overrides:q} --replace-workflow-config "
         "-- {output:q} > {log:q} 2>&1"
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -87,6 +88,16 @@ def test_workflow_builds_every_campaign_and_the_same_bytes_twice(tmp_path: Path)
             "results/test_heldout/campaign.nc` (config: `.test/config.yaml with campaign: "
             "test_heldout, seeds: [2, 3]`)") in text
     assert "| 2 (2, 3) |" in text  # the held-out replicate was read
+    # a campaign built before its config was last edited is built again (the config is an
+    # input): made older than the config, without the job's metadata (which records the build)
+    held_out = tmp_path / "results" / "test_heldout"
+    proc = snakemake(tmp_path, config, "--cleanup-metadata", "results/test_heldout/campaign.nc")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    os.utime(held_out / "reproduction_overrides.yaml", (1000, 1000))
+    os.utime(held_out / "campaign.nc", (2000, 2000))
+    proc = snakemake(tmp_path, config, "-n", "--cores", "2", "reproduction")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"^reproduction_campaign\s+1$", proc.stdout, flags=re.M), proc.stdout[-3000:]
 
 
 def test_report_bytes_are_identical_when_built_twice(fake: Path, tmp_path: Path) -> None:
