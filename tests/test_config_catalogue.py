@@ -296,7 +296,8 @@ def snakemake_dry_run(workdir: Path, config_text: str, *args: str):
         (yaml.safe_dump(merged({"algorithm_options": {"gp-ucb": {"betta": 2}}})),
          "config: algorithm_options.gp-ucb.betta = 2: algorithm 'gp-ucb': unknown option "
          "'betta'; the options of its parts are surrogate 'gp': ['bounds', 'fit_max_iter', "
-         "'fit_mode', 'fit_mode_options', 'fit_restarts', 'hyperparameters', 'initial', 'min_fit_size', 'prior', "
+         "'fit_mode', 'fit_mode_options', 'fit_restarts', 'hyperparameters', 'initial', "
+         "'min_fit_size', 'prior', "
          "'space_kernel', 'standardize', 'time_kernel']; acquisition 'ucb': ['beta', "
          "'include_noise', 'maxiter', 'n_restarts', 'raw_samples']; dataset 'keep-all': [] "
          "(or give a role: surrogate, acquisition, dataset, removal)"),
