@@ -7,9 +7,10 @@
 ``--runs``: every run file below the folders (``tvbo run`` / the workflow's files) that records
 its cost (``run_cpu_seconds``, tvbo.results.schema.COST_ATTRIBUTES; older files do not and are
 skipped, counted in the output) gives one sample of its cell (compute class, algorithm,
-benchmark): CPU seconds, iterations and mean virtual compute per post-warm-up iteration. A
-cell's entry is the mean over its samples and REPLACES the model's entry for that cell; cells
-without samples keep their entries.
+benchmark and regime: the run's evaluation cost and horizon): CPU seconds, iterations and mean
+virtual compute per post-warm-up iteration. A cell's entry is the mean over its samples and
+REPLACES the model's entry for that cell; cells without samples keep their entries, so runs at
+another cost (another paper's table) add a regime beside BOLT [B]'s instead of overwriting it.
 
 ``--tables``: the shared f*(t) tables (``tvbo oracle``) record their build's CPU seconds in their
 header (``build_cpu_seconds``); each benchmark's entry becomes the mean of its tables.
@@ -44,9 +45,13 @@ import yaml
 
 from tvbo.campaign_time import FORMAT, FORMAT_VERSION, MODEL_FILE, compute_class, parse_model
 
+#: what names a cell: compute class, algorithm, benchmark, cost (s), horizon (s)
+CellKey = tuple[str, str, str, float, float]
 
-def run_sample(path: Path) -> tuple[tuple[str, str, str], dict[str, float]] | None:
-    """``((class, algorithm, benchmark), sample)`` of one run file, or None without its cost."""
+
+def run_sample(path: Path) -> tuple[CellKey, dict[str, float]] | None:
+    """``((class, algorithm, benchmark, cost, horizon), sample)`` of one run file, or None
+    without its cost."""
     import xarray as xr
 
     with warnings.catch_warnings():
@@ -69,7 +74,9 @@ def run_sample(path: Path) -> tuple[tuple[str, str, str], dict[str, float]] | No
     mean_compute = mean_compute if math.isfinite(mean_compute) else 0.0
     # the virtual time after the warm-up and the iterations in it (fit_cells: the wait)
     span = float(attrs["horizon"]) - float(queried[0]) if len(queried) else 0.0
-    return (compute_class(config), algorithm, benchmark), {
+    key = (compute_class(config), algorithm, benchmark, float(attrs["cost"]),
+           float(attrs["horizon"]))
+    return key, {
         "seconds": float(attrs["run_cpu_seconds"]),
         "iterations": float(attrs["n_iterations"]),
         "compute": mean_compute,
@@ -80,7 +87,7 @@ def run_sample(path: Path) -> tuple[tuple[str, str, str], dict[str, float]] | No
 
 
 def fit_cells(folders: list[Path]) -> tuple[dict, int, int]:
-    samples: dict[tuple[str, str, str], list[dict[str, float]]] = {}
+    samples: dict[CellKey, list[dict[str, float]]] = {}
     used = skipped = 0
     for folder in folders:
         for path in sorted(folder.rglob("*.nc")):
@@ -91,17 +98,27 @@ def fit_cells(folders: list[Path]) -> tuple[dict, int, int]:
             samples.setdefault(found[0], []).append(found[1])
             used += 1
     cells: dict = {}
-    for (key, algorithm, benchmark), rows in sorted(samples.items()):
+    for (key, algorithm, benchmark, cost, horizon), rows in sorted(samples.items()):
         cell = {name: round(statistics.fmean(r[name] for r in rows), 6)
                 for name in ("seconds", "iterations", "compute")}
+        cell |= {"cost": cost, "horizon": horizon}
         # the wait: the mean period of a post-warm-up iteration (total time over total
         # iterations, so the cell's mean iteration count comes back) beyond cost and compute
         post = sum(r["post"] for r in rows)
         if post:
             period = sum(r["span"] for r in rows) / post
             cell["wait"] = round(period - statistics.fmean(r["step"] for r in rows), 6)
-        cells.setdefault(key, {}).setdefault(algorithm, {})[benchmark] = cell | {"runs": len(rows)}
+        cells.setdefault(key, {}).setdefault(algorithm, {}).setdefault(benchmark, []).append(
+            cell | {"runs": len(rows)})
     return cells, used, skipped
+
+
+def merge_regimes(old: list[dict], new: list[dict]) -> list[dict]:
+    """``old`` cells with those of ``new``'s regimes replaced by ``new``'s, ordered by cost and
+    horizon."""
+    fresh = {(c["cost"], c["horizon"]) for c in new}
+    kept = [c for c in old if (float(c["cost"]), float(c["horizon"])) not in fresh]
+    return sorted(kept + new, key=lambda c: (float(c["cost"]), float(c["horizon"])))
 
 
 def fit_tables(folders: list[Path]) -> dict[str, float]:
@@ -195,9 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     cells, used, skipped = fit_cells(args.runs)
     for key, algorithms in cells.items():
         for algorithm, benchmarks in algorithms.items():
-            data["cells"].setdefault(key, {}).setdefault(algorithm, {}).update(benchmarks)
+            row = data["cells"].setdefault(key, {}).setdefault(algorithm, {})
+            for benchmark, regimes in benchmarks.items():
+                row[benchmark] = merge_regimes(row.get(benchmark) or [], regimes)
+    updated = sum(len(r) for a in cells.values() for b in a.values() for r in b.values())
     print(f"runs: {used} sampled, {skipped} without run_cpu_seconds (older files) skipped; "
-          f"{sum(len(b) for a in cells.values() for b in a.values())} cells updated")
+          f"{updated} cells updated")
     tables = fit_tables(args.tables)
     data["oracle_tables"].setdefault("seconds", {}).update(tables)
     if tables:
@@ -219,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
 
 HEADER = """\
 # The campaign-time model of the workflow's start message (tvbo/campaign_time.py): CPU seconds
-# per run of each (compute class, algorithm, benchmark) sampled on one machine, the jobs' and the
-# analysis' overheads and the f*(t) tables' builds. Written by scripts/fit_campaign_time.py;
+# per run of each (compute class, algorithm, benchmark, regime: cost and horizon) sampled on one
+# machine, the jobs' and the analysis' overheads and the f*(t) tables' builds. Written by
+# scripts/fit_campaign_time.py;
 # re-fit it after a change that makes runs faster or slower (see the script's docstring).
 """
 

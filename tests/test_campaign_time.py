@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,12 @@ MODEL = {
                   "analysis_seconds_per_run": 0.5},
     "oracle_tables": {"default_seconds": 40.0, "seconds": {"eggholder": 8.0}},
     "cells": {"counted:reference-2core": {
-        "gp-ucb": {"eggholder": {"seconds": 10.0, "iterations": 200.0, "compute": 0.02},
-                   "ackley": {"seconds": 30.0, "iterations": 200.0, "compute": 0.06}},
-        "bolt": {"eggholder": {"seconds": 4.0, "iterations": 100.0, "compute": 0.01}},
+        "gp-ucb": {"eggholder": [{"seconds": 10.0, "iterations": 200.0, "compute": 0.02,
+                                  "cost": 0.5, "horizon": 120.0}],
+                   "ackley": [{"seconds": 30.0, "iterations": 200.0, "compute": 0.06,
+                               "cost": 0.5, "horizon": 120.0}]},
+        "bolt": {"eggholder": [{"seconds": 4.0, "iterations": 100.0, "compute": 0.01,
+                                "cost": 0.5, "horizon": 120.0}]},
     }},
 }
 CONFIG = {"campaign": "c", "benchmarks": ["eggholder"], "algorithms": ["gp-ucb", "bolt"],
@@ -112,15 +116,23 @@ def test_lpt_makespan() -> None:
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: d.update(format="other"), "format expected"),
     (lambda d: d["overheads"].pop("job_seconds"), "overheads.job_seconds"),
-    (lambda d: d["cells"]["counted:reference-2core"]["bolt"]["eggholder"].update(seconds=-1),
-     "cells.counted:reference-2core.bolt.eggholder.seconds"),
+    (lambda d: d["cells"]["counted:reference-2core"]["bolt"]["eggholder"][0].update(seconds=-1),
+     "cells.counted:reference-2core.bolt.eggholder[0].seconds"),
+    (lambda d: d["cells"]["counted:reference-2core"]["bolt"]["eggholder"][0].pop("cost"),
+     "cells.counted:reference-2core.bolt.eggholder[0].cost"),
+    (lambda d: d["cells"]["counted:reference-2core"]["bolt"].update(
+        eggholder={"seconds": 4.0, "iterations": 100.0, "cost": 0.5, "horizon": 120.0}),
+     "cells.counted:reference-2core.bolt.eggholder: expected a non-empty list of regimes"),
+    (lambda d: d["cells"]["counted:reference-2core"]["bolt"]["eggholder"].append(
+        dict(d["cells"]["counted:reference-2core"]["bolt"]["eggholder"][0])),
+     "cells.counted:reference-2core.bolt.eggholder: a regime (cost, horizon) is listed twice"),
     (lambda d: d["oracle_tables"]["seconds"].update(eggholder="slow"),
      "oracle_tables.eggholder"),
 ])
 def test_a_bad_model_file_is_named(tmp_path: Path, edit, message: str) -> None:
     data = copy.deepcopy(MODEL)
     edit(data)
-    with pytest.raises(ct.CampaignTimeModelError, match=message):
+    with pytest.raises(ct.CampaignTimeModelError, match=re.escape(message)):
         ct.load_model(_write(tmp_path, data))
 
 
@@ -135,7 +147,8 @@ def test_an_algorithms_own_compute_model_prices_its_runs() -> None:
     files record), not the campaign's counted class; gp-ucb keeps the campaign's."""
     data = copy.deepcopy(MODEL)
     data["cells"]["polynomial"] = {
-        "bolt": {"eggholder": {"seconds": 40.0, "iterations": 100.0, "compute": 0.5}}}
+        "bolt": {"eggholder": [{"seconds": 40.0, "iterations": 100.0, "compute": 0.5,
+                                "cost": 0.5, "horizon": 120.0}]}}
     model = ct.parse_model(data)
     config = {**CONFIG, "compute_per_algorithm": {
         "bolt": {"compute": "polynomial", "polynomial": [0.5]}}}
@@ -193,7 +206,10 @@ def test_the_fit_script_refits_cells_from_run_files(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "runs: 2 sampled" in proc.stdout
     fitted = ct.load_model(out)
-    cell = fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"]
+    cell, old = fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"]  # by horizon
+    # the runs' regime (0.5 s, 12 s) is added beside the model's (0.5 s, 120 s), not over it
+    assert old == ct.parse_model(MODEL).cells["counted:reference-2core"]["gp-ucb"]["eggholder"][0]
+    assert (cell.cost, cell.horizon) == (0.5, 12.0)
     assert cell.runs == 2 and cell.seconds > 0 and cell.iterations > 3
     # the cell's wait brings the sampled runs' mean iteration count back at their own settings
     sampled = {"horizon": 12.0, "warmup": 3, "compute": "counted",
@@ -245,7 +261,7 @@ def test_the_fit_script_fits_job_and_run_overheads_on_whole_campaigns(tmp_path: 
     fitted = ct.load_model(out)
     assert fitted.job_seconds == pytest.approx(3.0, abs=2e-3)
     assert fitted.run_seconds == pytest.approx(0.25, abs=2e-3)
-    assert fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"].runs == 4
+    assert fitted.cells["counted:reference-2core"]["gp-ucb"]["eggholder"][0].runs == 4
     bad = subprocess.run([sys.executable, str(REPO / "scripts" / "fit_campaign_time.py"),
                           "--campaign", f"{folders[0]}=lots", "--model", str(out)],
                          capture_output=True, text=True, cwd=REPO)
@@ -259,3 +275,29 @@ def test_a_cells_wait_lengthens_its_iterations() -> None:
     assert ct.iterations(CONFIG, "eggholder", 0.02) == pytest.approx(15 + 112.5 / 0.52)
     # a negative wait (compute that varies) never makes an iteration free
     assert ct.iterations(CONFIG, "eggholder", 0.02, wait=-5.0) == pytest.approx(15 + 112.5 / 0.52)
+
+
+def test_a_run_is_priced_from_the_cell_of_its_own_regime() -> None:
+    """Two regimes of one algorithm and benchmark (W-DBO's table runs at other costs than BOLT
+    [B]'s): each config takes its own; an unsampled regime the nearest, named as a fallback."""
+    data = copy.deepcopy(MODEL)
+    data["cells"]["counted:reference-2core"]["gp-ucb"]["eggholder"].append(
+        {"seconds": 90.0, "iterations": 300.0, "compute": 0.3, "cost": 0.01, "horizon": 120.0})
+    model = ct.parse_model(data)
+    dear = {**CONFIG, "benchmark_options": {"eggholder": {"cost": 0.5}}}
+    cheap = {**CONFIG, "benchmark_options": {"eggholder": {"cost": 0.01}}}
+    assert ct.price_run(model, dear, "eggholder", "gp-ucb").basis == "measured"
+    at_cheap = ct.price_run(model, cheap, "eggholder", "gp-ucb")
+    assert at_cheap.basis == "measured"
+    iterations = 15 + (120 - 15 * 0.01) / (0.01 + 0.3)
+    assert at_cheap.seconds == pytest.approx(90.0 / 300.0 * iterations + 0.1)
+    # 0.02 s is nearer 0.01 s than 0.5 s (in log cost): the cheap cell, scaled by iterations
+    near = ct.price_run(model, {**CONFIG, "benchmark_options": {"eggholder": {"cost": 0.02}}},
+                        "eggholder", "gp-ucb")
+    assert near.basis == "regime"
+    assert near.seconds == pytest.approx(
+        90.0 / 300.0 * (15 + (120 - 15 * 0.02) / (0.02 + 0.3)) + 0.1)
+    # another horizon is another regime too
+    longer = ct.price_run(model, {**dear, "horizon": 600}, "eggholder", "gp-ucb")
+    assert longer.basis == "regime" and longer.seconds > ct.price_run(
+        model, dear, "eggholder", "gp-ucb").seconds

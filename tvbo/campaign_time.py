@@ -3,10 +3,11 @@
 The model file (:data:`MODEL_FILE`, YAML, re-fitted from run files by
 ``scripts/fit_campaign_time.py``) holds, per *compute class* (the compute model and, for
 ``counted``, the hardware profile: ``counted:botorch-i9-laptop``, ``counted:reference-2core``,
-``polynomial``, ``measured``), algorithm and benchmark, what the sampled runs cost: their mean
-CPU seconds (``run_cpu_seconds`` of the run files: the simulation and its f*, see
+``polynomial``, ``measured``), algorithm, benchmark and *regime* (the evaluation cost and
+horizon the runs had), what the sampled runs cost: their mean CPU seconds
+(``run_cpu_seconds`` of the run files: the simulation and its f*, see
 :data:`tvbo.results.schema.COST_ATTRIBUTES`), their mean number of iterations and the mean virtual
-compute of one post-warm-up iteration, with the horizon, cost and speed they ran at. Besides:
+compute of one post-warm-up iteration. Besides:
 the CPU seconds of one simulation job outside its runs (interpreter, imports, Snakemake's job,
 writing), of one run outside the recorder's span (metrics, the run file), of building each
 benchmark's shared f*(t) table, and of the analysis after the runs.
@@ -20,9 +21,15 @@ with ``compute`` the cell's measured virtual compute per iteration and ``wait`` 
 measured post-warm-up period (ABO's look-ahead waits; the spread of the compute), so a change
 of horizon, cost or speed scales the sampled cost by the iterations it changes (linearly: an
 algorithm whose dataset grows costs more per iteration on a longer run than this predicts).
-A cell the model
-has not seen is priced by a stated fallback (:data:`FALLBACKS`): the algorithm's median over
-the benchmarks it was sampled on, else the compute class's median over every sampled cell, else
+Why regimes: a run's CPU per iteration follows its dataset, and the dataset follows the cost
+(W-DBO's table runs Powell at c = 1 s where BOLT [B] runs it at c = 0.01 s, so its runs hold
+other datasets); one cell per (algorithm, benchmark) averaged over both tables priced each with
+the other's runs (refitting BOLT [B]'s shared benchmarks from W-DBO's runs moved its estimate
+from 3,631 to 22,076 s). A config's run is priced from the cell of its own regime; a regime the
+model has not seen takes the nearest sampled one of that algorithm and benchmark (in
+|ln cost ratio| + |ln horizon ratio|, costs offset by :data:`COST_OFFSET`), scaled by the
+iterations as above. Further fallbacks (:data:`FALLBACKS`): the algorithm's median over the
+benchmarks it was sampled on, else the compute class's median over every sampled cell, else
 every class's median; each fallback is named in the start message.
 
 The campaign's wall time on ``cores`` cores: the jobs (``runs_per_job`` seeds each, their runs
@@ -51,14 +58,20 @@ from tvbo.config_check import compute_values
 MODEL_FILE = Path(__file__).with_name("campaign_time.yaml")
 #: format of the model file
 FORMAT = "tvbo-campaign-time"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: how a cell absent from the model is priced, in the order tried
 FALLBACKS: dict[str, str] = {
-    "measured": "sampled on this algorithm and benchmark",
+    "measured": "sampled on this algorithm and benchmark at this cost and horizon",
+    "regime": "sampled on this algorithm and benchmark at another cost or horizon: the nearest "
+              "one, scaled by the iterations",
     "algorithm": "benchmark not sampled for this algorithm: its median over sampled benchmarks",
     "class": "algorithm not sampled: the median of every sampled cell of this compute class",
     "any": "compute class not sampled: the median of every sampled cell",
 }
+#: seconds added to both costs when regimes are compared (a cost of 0 s has no logarithm)
+COST_OFFSET = 1e-3
+#: regimes closer than this (log distance) are the same regime
+SAME_REGIME = 1e-9
 #: default hardware profile of ``counted`` (tvbo.sim.profiles)
 DEFAULT_PROFILE = "reference-2core"
 
@@ -69,11 +82,13 @@ class CampaignTimeModelError(ValueError):
 
 @dataclass(frozen=True)
 class Cell:
-    """What the sampled runs of one (compute class, algorithm, benchmark) cost."""
+    """What the sampled runs of one (compute class, algorithm, benchmark, regime) cost."""
 
     seconds: float  # mean CPU seconds of one run (the recorder's span)
     iterations: float  # mean iterations of those runs
     compute: float  # mean virtual compute of one post-warm-up iteration (s, at speed 1)
+    cost: float  # the runs' evaluation cost (s): with the horizon, the cell's regime
+    horizon: float  # the runs' horizon (s)
     runs: int = 1
     #: mean virtual seconds of one post-warm-up iteration beyond its cost and compute: ABO's
     #: look-ahead waits, and the spread of the compute (an iteration count is the horizon over
@@ -84,12 +99,18 @@ class Cell:
     def seconds_per_iteration(self) -> float:
         return self.seconds / max(self.iterations, 1.0)
 
+    def distance(self, cost: float, horizon: float) -> float:
+        """How far this cell's regime is from ``(cost, horizon)`` (module docstring)."""
+        return (abs(math.log((self.cost + COST_OFFSET) / (cost + COST_OFFSET)))
+                + abs(math.log(max(self.horizon, 1e-12) / max(horizon, 1e-12))))
+
 
 @dataclass(frozen=True)
 class Model:
     """The contents of a model file (see the module docstring)."""
 
-    cells: dict[str, dict[str, dict[str, Cell]]]
+    #: compute class -> algorithm -> benchmark -> its cells, one per regime (cost, horizon)
+    cells: dict[str, dict[str, dict[str, tuple[Cell, ...]]]]
     job_seconds: float
     run_seconds: float
     table_seconds: dict[str, float]
@@ -129,21 +150,21 @@ def parse_model(data: Any, source: str = "campaign-time model") -> Model:
         raise CampaignTimeModelError(
             f"{source}: format expected {FORMAT!r} version {FORMAT_VERSION}, found "
             f"{data.get('format')!r} version {data.get('format_version')!r}")
-    cells: dict[str, dict[str, dict[str, Cell]]] = {}
+    cells: dict[str, dict[str, dict[str, tuple[Cell, ...]]]] = {}
     for key, algorithms in (data.get("cells") or {}).items():
         for algorithm, benchmarks in (algorithms or {}).items():
-            for benchmark, row in (benchmarks or {}).items():
+            for benchmark, rows in (benchmarks or {}).items():
                 where = f"{source}: cells.{key}.{algorithm}.{benchmark}"
-                if not isinstance(row, Mapping):
-                    raise CampaignTimeModelError(f"{where}: expected a mapping, found {row!r}")
+                if not isinstance(rows, list) or not rows:
+                    raise CampaignTimeModelError(
+                        f"{where}: expected a non-empty list of regimes, found {rows!r}")
                 row_of = cells.setdefault(str(key), {}).setdefault(str(algorithm), {})
-                row_of[str(benchmark)] = Cell(
-                    seconds=_number(row.get("seconds"), f"{where}.seconds"),
-                    iterations=_number(row.get("iterations"), f"{where}.iterations"),
-                    compute=_number(row.get("compute", 0.0), f"{where}.compute"),
-                    runs=int(_number(row.get("runs", 1), f"{where}.runs")),
-                    wait=_signed(row.get("wait", 0.0), f"{where}.wait"),
-                )
+                row_of[str(benchmark)] = tuple(_cell(row, f"{where}[{i}]")
+                                               for i, row in enumerate(rows))
+                regimes = [(c.cost, c.horizon) for c in row_of[str(benchmark)]]
+                if len(set(regimes)) < len(regimes):
+                    raise CampaignTimeModelError(f"{where}: a regime (cost, horizon) is listed "
+                                                 "twice")
     overheads = data.get("overheads") or {}
     tables = data.get("oracle_tables") or {}
     return Model(
@@ -160,6 +181,20 @@ def parse_model(data: Any, source: str = "campaign-time model") -> Model:
                                          f"{source}: overheads.analysis_seconds_per_run"),
         source=source,
         notes=dict(data.get("measured") or {}),
+    )
+
+
+def _cell(row: Any, where: str) -> Cell:
+    if not isinstance(row, Mapping):
+        raise CampaignTimeModelError(f"{where}: expected a mapping, found {row!r}")
+    return Cell(
+        seconds=_number(row.get("seconds"), f"{where}.seconds"),
+        iterations=_number(row.get("iterations"), f"{where}.iterations"),
+        compute=_number(row.get("compute", 0.0), f"{where}.compute"),
+        cost=_number(row.get("cost"), f"{where}.cost"),
+        horizon=_number(row.get("horizon"), f"{where}.horizon"),
+        runs=int(_number(row.get("runs", 1), f"{where}.runs")),
+        wait=_signed(row.get("wait", 0.0), f"{where}.wait"),
     )
 
 
@@ -257,8 +292,13 @@ def _median_cell(cells: Iterable[Cell]) -> Cell | None:
         return None
     return Cell(seconds=statistics.median(c.seconds_per_iteration for c in cells),
                 iterations=1.0, compute=statistics.median(c.compute for c in cells),
-                runs=sum(c.runs for c in cells),
+                cost=math.nan, horizon=math.nan, runs=sum(c.runs for c in cells),
                 wait=statistics.median(c.wait for c in cells))
+
+
+def nearest_cell(cells: Iterable[Cell], cost: float, horizon: float) -> Cell | None:
+    """The cell of the regime nearest ``(cost, horizon)`` (the first listed on ties)."""
+    return min(cells, key=lambda c: c.distance(cost, horizon), default=None)
 
 
 def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm: str,
@@ -269,15 +309,20 @@ def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm
     # it was sampled from record that model: scripts/fit_campaign_time.py)
     key = compute_class(compute_values(config, algorithm))
     by_class = model.cells.get(key, {})
-    cell = by_class.get(algorithm, {}).get(benchmark)
+    cost, horizon = cost_and_horizon(config, benchmark)
+    cell = nearest_cell(by_class.get(algorithm, {}).get(benchmark, ()), cost, horizon)
     basis = "measured"
+    if cell is not None and cell.distance(cost, horizon) > SAME_REGIME:
+        basis = "regime"
     if cell is None:
-        basis, cell = "algorithm", _median_cell(by_class.get(algorithm, {}).values())
+        basis, cell = "algorithm", _median_cell(c for cells in by_class.get(algorithm, {}).values()
+                                                for c in cells)
     if cell is None:
-        basis, cell = "class", _median_cell(c for a in by_class.values() for c in a.values())
+        basis, cell = "class", _median_cell(c for a in by_class.values() for cells in a.values()
+                                            for c in cells)
     if cell is None:
         basis, cell = "any", _median_cell(c for k in model.cells.values() for a in k.values()
-                                          for c in a.values())
+                                          for cells in a.values() for c in cells)
     if cell is None:
         raise CampaignTimeModelError(f"{model.source}: no sampled cells at all")
     n = iterations(config, benchmark, cell.compute, speed, cell.wait)
