@@ -301,3 +301,18 @@ def test_a_run_is_priced_from_the_cell_of_its_own_regime() -> None:
     longer = ct.price_run(model, {**dear, "horizon": 600}, "eggholder", "gp-ucb")
     assert longer.basis == "regime" and longer.seconds > ct.price_run(
         model, dear, "eggholder", "gp-ucb").seconds
+
+
+def test_a_jobs_start_up_grows_with_the_campaigns_jobs() -> None:
+    """Snakemake's bookkeeping per job scales with its DAG: each of J jobs costs
+    job_seconds + job_seconds_per_job * J."""
+    data = copy.deepcopy(MODEL)
+    data["overheads"]["job_seconds_per_job"] = 0.25
+    model = ct.parse_model(data)
+    config = {**CONFIG, "runs_per_job": 1}
+    est = ct.estimate(model, config, {("eggholder", "gp-ucb", 1.0): 4}, 1)
+    assert est.jobs == 4 and est.job_cpu == pytest.approx(4 * (1.5 + 0.25 * 4))
+    gp = ct.price_run(model, config, "eggholder", "gp-ucb").seconds
+    assert est.wall == pytest.approx(4 * (1.5 + 1.0 + gp) + 20.0 + 0.5 * 4)
+    # absent from a model file: 0 (a start-up that does not grow)
+    assert ct.parse_model(MODEL).job_seconds_per_job == 0.0

@@ -112,6 +112,9 @@ class Model:
     #: compute class -> algorithm -> benchmark -> its cells, one per regime (cost, horizon)
     cells: dict[str, dict[str, dict[str, tuple[Cell, ...]]]]
     job_seconds: float
+    #: a job's start-up grows with the campaign's jobs (Snakemake's bookkeeping per job scales
+    #: with its DAG): one job costs job_seconds + job_seconds_per_job * (the campaign's jobs)
+    job_seconds_per_job: float
     run_seconds: float
     table_seconds: dict[str, float]
     default_table_seconds: float
@@ -170,6 +173,8 @@ def parse_model(data: Any, source: str = "campaign-time model") -> Model:
     return Model(
         cells=cells,
         job_seconds=_number(overheads.get("job_seconds"), f"{source}: overheads.job_seconds"),
+        job_seconds_per_job=_number(overheads.get("job_seconds_per_job", 0.0),
+                                    f"{source}: overheads.job_seconds_per_job"),
         run_seconds=_number(overheads.get("run_seconds"), f"{source}: overheads.run_seconds"),
         table_seconds={str(k): _number(v, f"{source}: oracle_tables.{k}")
                        for k, v in (tables.get("seconds") or {}).items()},
@@ -363,23 +368,22 @@ def estimate(model: Model, config: Mapping[str, Any], pending: Mapping[tuple[str
     """The time of ``pending`` runs (``(benchmark, algorithm, speed) -> number of seeds``) and of
     building the f*(t) tables of ``tables`` (benchmark names) on ``cores`` cores."""
     per_job = max(int(config.get("runs_per_job") or 1), 1)
-    durations: list[float] = []
+    job_runs: list[float] = []  # the runs' seconds of each job
     fallbacks: dict[str, list[str]] = {}
-    run_cpu = job_cpu = 0.0
-    runs = jobs = 0
+    runs = 0
     for (benchmark, algorithm, speed), count in pending.items():
         if count <= 0:
             continue
         price = price_run(model, config, benchmark, algorithm, speed)
         if price.basis != "measured":
             fallbacks.setdefault(price.basis, []).append(f"{algorithm}/{benchmark}")
-        for start in range(0, count, per_job):
-            n = min(per_job, count - start)
-            durations.append(model.job_seconds + n * price.seconds)
-            run_cpu += n * price.seconds
-            job_cpu += model.job_seconds
-            jobs += 1
+        job_runs += [min(per_job, count - start) * price.seconds
+                     for start in range(0, count, per_job)]
         runs += count
+    jobs = len(job_runs)
+    start_up = model.job_seconds + model.job_seconds_per_job * jobs
+    durations = [start_up + seconds for seconds in job_runs]
+    run_cpu, job_cpu = float(sum(job_runs)), start_up * jobs
     tables = sorted(set(tables))
     table_times = [model.table_seconds.get(b, model.default_table_seconds) for b in tables]
     analysis = (model.analysis_seconds + model.analysis_seconds_per_run * runs) if runs else 0.0
