@@ -316,3 +316,24 @@ def test_a_jobs_start_up_grows_with_the_campaigns_jobs() -> None:
     assert est.wall == pytest.approx(4 * (1.5 + 1.0 + gp) + 20.0 + 0.5 * 4)
     # absent from a model file: 0 (a start-up that does not grow)
     assert ct.parse_model(MODEL).job_seconds_per_job == 0.0
+
+
+def test_a_benchmark_whose_data_is_not_prepared_is_priced_at_its_sampled_regime() -> None:
+    """Ozone's cost and horizon follow its days; before the data rules ran, the model cannot
+    know them. The sampled runs' regime stands in (the algorithm's own, else any algorithm's on
+    that benchmark), not 0.1 s over 600 s (5,000 iterations where ozone's runs make ~60)."""
+    data = copy.deepcopy(MODEL)
+    data["cells"]["counted:reference-2core"]["gp-ucb"]["no-data-yet"] = [
+        {"seconds": 6.0, "iterations": 60.0, "compute": 0.5, "cost": 10.0, "horizon": 610.0,
+         "runs": 4}]
+    model = ct.parse_model(data)
+    config = {"campaign": "c", "warmup": 1, "compute": "counted"}
+    assert ct.known_cost_and_horizon(config, "no-data-yet") == (None, None)
+    own = ct.price_run(model, config, "no-data-yet", "gp-ucb")
+    assert own.basis == "data"
+    assert own.iterations == pytest.approx(1 + (610 - 10) / 10.5)
+    # another algorithm, never sampled there: its median cost per iteration, at that regime
+    other = ct.price_run(model, config, "no-data-yet", "bolt")
+    assert other.basis == "algorithm" and other.iterations < 100
+    # nothing sampled on the benchmark: the stated defaults
+    assert ct.cost_and_horizon(config, "no-data-yet-either") == (0.1, 600.0)

@@ -64,6 +64,8 @@ FALLBACKS: dict[str, str] = {
     "measured": "sampled on this algorithm and benchmark at this cost and horizon",
     "regime": "sampled on this algorithm and benchmark at another cost or horizon: the nearest "
               "one, scaled by the iterations",
+    "data": "the benchmark's cost and horizon follow its data, not prepared yet: priced at the "
+            "sampled runs' own",
     "algorithm": "benchmark not sampled for this algorithm: its median over sampled benchmarks",
     "class": "algorithm not sampled: the median of every sampled cell of this compute class",
     "any": "compute class not sampled: the median of every sampled cell",
@@ -234,11 +236,17 @@ def compute_class(config: Mapping[str, Any]) -> str:
     return model
 
 
-def cost_and_horizon(config: Mapping[str, Any], benchmark: str) -> tuple[float, float]:
+#: cost (s) and horizon (s) of a benchmark whose own cannot be known and was never sampled
+DEFAULT_COST, DEFAULT_HORIZON = 0.1, 600.0
+
+
+def known_cost_and_horizon(config: Mapping[str, Any], benchmark: str
+                           ) -> tuple[float | None, float | None]:
     """The evaluation cost and horizon of ``benchmark`` under ``config``: its override, else
     the cost table's row, else (a benchmark the tables do not list: the PE-GP-UCB toy, BOKE's
-    static functions, a plugin's) the benchmark's own defaults under its options, else 0.1 s
-    and 600 s."""
+    static functions, a plugin's) the benchmark's own defaults under its options; None where
+    none of them says (a real-data benchmark whose data is not prepared yet: its cost and
+    horizon follow its data, e.g. ozone's days)."""
     table = COST_TABLES.get(str(config.get("cost_table") or "metronome"), {})
     row = dict(table.get(benchmark, {}))
     override = (config.get("benchmark_options") or {}).get(benchmark) or {}
@@ -247,9 +255,22 @@ def cost_and_horizon(config: Mapping[str, Any], benchmark: str) -> tuple[float, 
                                                           sort_keys=True, default=str))
         if own is not None:
             row = {"cost": own[0], "horizon": own[1]}
-    cost = float(override.get("cost", row.get("cost", 0.1)) or 0.0)
-    horizon = float(config.get("horizon") or override.get("horizon") or row.get("horizon")
-                    or 600.0)
+    cost = override.get("cost", row.get("cost"))
+    horizon = config.get("horizon") or override.get("horizon") or row.get("horizon")
+    return (None if cost is None else float(cost or 0.0),
+            None if horizon is None else float(horizon))
+
+
+def cost_and_horizon(config: Mapping[str, Any], benchmark: str,
+                     sampled: Cell | None = None) -> tuple[float, float]:
+    """:func:`known_cost_and_horizon`, with what it cannot know taken from ``sampled`` (a cell
+    of the model: the runs' own regime), else :data:`DEFAULT_COST` and
+    :data:`DEFAULT_HORIZON`."""
+    cost, horizon = known_cost_and_horizon(config, benchmark)
+    if cost is None:
+        cost = sampled.cost if sampled is not None else DEFAULT_COST
+    if horizon is None:
+        horizon = sampled.horizon if sampled is not None else DEFAULT_HORIZON
     return cost, horizon
 
 
@@ -268,10 +289,11 @@ def _own_cost_and_horizon(benchmark: str, options_json: str) -> tuple[float, flo
 
 
 def iterations(config: Mapping[str, Any], benchmark: str, compute: float,
-               speed: float = 1.0, wait: float = 0.0) -> float:
+               speed: float = 1.0, wait: float = 0.0, sampled: Cell | None = None) -> float:
     """Expected iterations of one run when an iteration computes ``compute`` virtual seconds
-    at speed 1 and waits ``wait`` more (module docstring)."""
-    cost, horizon = cost_and_horizon(config, benchmark)
+    at speed 1 and waits ``wait`` more (module docstring); ``sampled``: as for
+    :func:`cost_and_horizon`."""
+    cost, horizon = cost_and_horizon(config, benchmark, sampled)
     warmup = int(config.get("warmup") or 0)
     step = cost + compute / max(float(speed), 1e-12)
     if step + wait > 0:
@@ -314,11 +336,18 @@ def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm
     # it was sampled from record that model: scripts/fit_campaign_time.py)
     key = compute_class(compute_values(config, algorithm))
     by_class = model.cells.get(key, {})
-    cost, horizon = cost_and_horizon(config, benchmark)
-    cell = nearest_cell(by_class.get(algorithm, {}).get(benchmark, ()), cost, horizon)
+    cells = by_class.get(algorithm, {}).get(benchmark, ())
+    # a cost or horizon unknown until the data is prepared: the most sampled regime of this
+    # algorithm on the benchmark stands in for it, else that of any algorithm on it
+    sampled = max(cells or [c for a in by_class.values() for c in a.get(benchmark, ())],
+                  key=lambda c: c.runs, default=None)
+    cost, horizon = cost_and_horizon(config, benchmark, sampled)
+    cell = nearest_cell(cells, cost, horizon)
     basis = "measured"
     if cell is not None and cell.distance(cost, horizon) > SAME_REGIME:
         basis = "regime"
+    elif cell is not None and None in known_cost_and_horizon(config, benchmark):
+        basis = "data"
     if cell is None:
         basis, cell = "algorithm", _median_cell(c for cells in by_class.get(algorithm, {}).values()
                                                 for c in cells)
@@ -330,7 +359,7 @@ def price_run(model: Model, config: Mapping[str, Any], benchmark: str, algorithm
                                           for cells in a.values() for c in cells)
     if cell is None:
         raise CampaignTimeModelError(f"{model.source}: no sampled cells at all")
-    n = iterations(config, benchmark, cell.compute, speed, cell.wait)
+    n = iterations(config, benchmark, cell.compute, speed, cell.wait, sampled)
     return Price(seconds=cell.seconds_per_iteration * n + model.run_seconds, iterations=n,
                  basis=basis)
 
