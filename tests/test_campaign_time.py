@@ -337,3 +337,23 @@ def test_a_benchmark_whose_data_is_not_prepared_is_priced_at_its_sampled_regime(
     assert other.basis == "algorithm" and other.iterations < 100
     # nothing sampled on the benchmark: the stated defaults
     assert ct.cost_and_horizon(config, "no-data-yet-either") == (0.1, 600.0)
+
+
+def test_the_whole_reproduction_is_estimated_campaign_by_campaign() -> None:
+    """scripts/estimate_reproduction.py prices every campaign of the repository's spec from a
+    clean folder; its total is the sum of the campaigns' walls."""
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "estimate_reproduction.py"),
+                           "--cores", "2"], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    rows = [line.split() for line in lines[1:-1]]
+    from tvbo.analysis.reproduction.spec_yaml import load_spec
+
+    names = [c.name for c in load_spec(REPO / "config" / "reproduction.yaml").campaigns.values()]
+    assert [r[0] for r in rows] == names
+    assert all(float(r[2]) > 0 and float(r[3]) >= float(r[2]) for r in rows)
+    total = lines[-1].split(")", 1)[1].split()  # after "total (one campaign after another)"
+    assert float(total[1]) == pytest.approx(sum(float(r[2]) for r in rows), abs=len(rows))
+    bad = subprocess.run([sys.executable, str(REPO / "scripts" / "estimate_reproduction.py"),
+                          "--spec", "absent.yaml"], capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and "no such spec" in bad.stderr
