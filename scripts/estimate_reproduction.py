@@ -22,11 +22,12 @@ from pathlib import Path
 from tvbo.analysis.reproduction.spec_yaml import load_spec
 from tvbo.workflow_messages import campaign_estimate
 
+#: campaign, runs, wall seconds, CPU seconds, cells priced by a fallback
+Row = tuple[str, int, float, float, int]
 
-def estimates(spec_path: Path, cores: int, model: Path | None = None) -> list[tuple[str, int,
-                                                                                   float, float,
-                                                                                   int]]:
-    """``(campaign, runs, wall s, CPU s, cells priced by a fallback)`` of every spec campaign."""
+
+def estimates(spec_path: Path, cores: int, model: Path | None = None) -> list[Row]:
+    """A :data:`Row` for every campaign of the spec."""
     spec = load_spec(spec_path)
     rows = []
     with tempfile.TemporaryDirectory() as empty:

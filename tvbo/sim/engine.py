@@ -293,19 +293,17 @@ class Engine:
                 self.progress(env.now, self.horizon, k)
 
     def _checked_queries(self, X: np.ndarray) -> np.ndarray:
-        """:meth:`_checked_query` of every row of ``X`` (n, d) at once (the same floats); the
-        error names the first row that fails."""
-        ok = np.isfinite(X) & (X >= -1e-12) & (X <= 1 + 1e-12)
-        if not ok.all():
-            self._checked_query(X[int(np.argmin(ok.all(axis=1)))])
+        """Each row of ``X`` (n, d) clipped to [0, 1]^d; an error naming the algorithm and the
+        first row that is not finite or lies outside the box by more than round-off."""
+        inside = (np.isfinite(X) & (X >= -1e-12) & (X <= 1 + 1e-12)).all(axis=-1)
+        if not inside.all():
+            x = X[int(np.argmin(inside))]
+            raise RuntimeError(f"{self.algorithm.name} proposed a query outside [0,1]^d: {x}")
         return np.clip(X, 0.0, 1.0)
 
     def _checked_query(self, x: np.ndarray) -> np.ndarray:
-        """``x`` clipped to [0, 1]^d; an error naming the algorithm if it is not finite or lies
-        outside the box by more than round-off."""
-        if not (np.all(np.isfinite(x)) and np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)):
-            raise RuntimeError(f"{self.algorithm.name} proposed a query outside [0,1]^d: {x}")
-        return np.clip(x, 0.0, 1.0)
+        """:meth:`_checked_queries` of one query."""
+        return self._checked_queries(x[None, :])[0]
 
     def _drain_fits(self, iteration: int, call: str, now: float) -> None:
         """Move the hyperparameter-fit records of the call that just returned to the recorder.
@@ -461,7 +459,8 @@ class Engine:
                                        "later")
                 X[k] = np.asarray(proposal, float).reshape(d)
         X[warmup:] = self._checked_queries(X[warmup:])
-        f, y = self._observe_all(X, np.asarray(times, float))
+        times_array = np.asarray(times, float)
+        f, y = self._observe_all(X, times_array)
         done = np.append(np.asarray(times[1:], float), now)  # t_available = t_ingested
         sizes: list[int] = []
         states: list[dict] = []
@@ -475,7 +474,6 @@ class Engine:
                 recommended.append(self.recommendation(X[k], t_done, now=t_done))
                 if self.progress is not None:
                     self.progress(t_done, horizon, k + 1)
-        times_array = np.asarray(times, float)
         self.recorder.add_many(
             t_decide=times_array, t_query=times_array, t_sample=times_array, t_available=done,
             t_ingested=done, x=X, y=y, f=f, f_star=np.full(n, math.nan),
