@@ -53,9 +53,13 @@ from tvbo.analysis.reproduction.published_code import (  # noqa: E402
     Comparison,
     HeldOut,
     Runs,
+    RunValues,
     comparison_lines,
     fmt,
+    grouped,
+    merged_runs,
     provenance_text,
+    read_runs_table,
     runs_table,
     same_price_lines,
     split_held_out,
@@ -115,7 +119,7 @@ def figure(pair: str, runs: Runs, curves: dict[tuple[str, str, int], Curves], pa
     fig, axes = plt.subplots(len(benches), 2, figsize=(9, 2.2 * len(benches)), squeeze=False)
     for row, bench in zip(axes, benches, strict=True):
         for side, colour in ((a, "tab:red"), (b, "tab:blue")):
-            rs = [curves[(side, bench, r.seed)] for r in runs[side][bench]]
+            rs = side_curves(runs[side][bench], curves)
             t = np.linspace(0.0, rs[0].horizon, len(rs[0].queries))
             for ax, values in zip(row, ([r.queries for r in rs], [r.size for r in rs]),
                                   strict=True):
@@ -135,6 +139,31 @@ def figure(pair: str, runs: Runs, curves: dict[tuple[str, str, int], Curves], pa
     fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return path
+
+
+def side_curves(runs: list[RunValues], curves: dict[tuple[str, str, int], Curves]
+                ) -> list[Curves]:
+    """The curves of one side's runs on one benchmark: from the run files when every run has
+    one, else every run's from its row of the runs table (queries and dataset size at the
+    quarters of the horizon, and at time 0: none yet), so that one side's runs share a grid."""
+    found = [curves.get((r.side, r.benchmark, r.seed)) for r in runs]
+    if all(c is not None for c in found):
+        return found
+    return [Curves(r.horizon, np.array([0.0, *r.queries_at]), np.array([0.0, *r.size_at]))
+            for r in runs]
+
+
+def with_table(runs: Runs, table: Runs) -> tuple[Runs, int]:
+    """``runs`` (from run files) plus the runs table's rows of the published code's sides that
+    have no run file: the measured runs the table keeps after their files are gone. Returns the
+    runs and how many came from the table."""
+    have = {(r.side, r.benchmark, r.seed) for by in runs.values() for rs in by.values()
+            for r in rs}
+    extra = [r for side in EXPORTED for rs in table.get(side, {}).values() for r in rs
+             if (r.side, r.benchmark, r.seed) not in have]
+    every = [r for by in runs.values() for rs in by.values() for r in rs] + extra
+    found = grouped(every)
+    return {side: found.get(side, {}) for side in runs}, len(extra)
 
 
 def calibration_section(model_path: Path) -> str:
@@ -244,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export-runs", type=Path, metavar="CSV",
                         help="write the runs table of the published code's sides ("
                         + ", ".join(EXPORTED) + "): the reproduction report's measured runs")
+    parser.add_argument("--runs-table", type=Path, metavar="CSV",
+                        help="the committed runs table (--export-runs): its runs of the "
+                        "published code's sides that have no run file under OUT are read from "
+                        "it (the page then needs only tvbo's sides run again)")
     parser.add_argument("--model", type=Path, help="the public code's response-time model")
     parser.add_argument("--explanations", type=Path, default=HERE / "explanations.yaml")
     parser.add_argument("--spec", type=Path, default=HERE.parent.parent / "config"
@@ -256,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         print("report: nothing to write: give --page, --export-runs or both", file=sys.stderr)
         return 2
     for label, path in (("run folder", args.out), ("--explanations", args.explanations),
-                        ("--model", args.model), ("--spec", args.spec)):
+                        ("--model", args.model), ("--spec", args.spec),
+                        ("--runs-table", args.runs_table)):
         if path is not None and not path.exists():
             print(f"report: {label} {str(path)!r}: no such file or folder", file=sys.stderr)
             return 2
@@ -272,14 +306,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"report: no run file of the sides {', '.join(EXPORTED)} under "
                   f"{str(args.out)!r}: nothing to export", file=sys.stderr)
             return 2
-        print(write_runs_table(exported, args.export_runs))
+        kept = read_runs_table(args.export_runs) if args.export_runs.is_file() else {}
+        try:
+            rows = merged_runs(kept, exported)
+        except ValueError as err:
+            print(f"report: --export-runs {args.export_runs.as_posix()}: {err}", file=sys.stderr)
+            return 2
+        print(write_runs_table(rows, args.export_runs))
+    from_table = 0
+    if args.runs_table is not None:
+        runs, from_table = with_table(runs, read_runs_table(args.runs_table))
     if args.page is not None:
-        print(write_page(args, runs, curves, explanations))
+        print(write_page(args, runs, curves, explanations, from_table))
     return 0
 
 
 def write_page(args: argparse.Namespace, runs: Runs, curves: dict[tuple[str, str, int], Curves],
-               explanations) -> Path:
+               explanations, from_table: int = 0) -> Path:
     """The side-by-side page (and its figures beside it)."""
     main, held = split_held_out(runs, held_out_seeds(load_spec(args.spec)))
     sections, summaries = [], []
@@ -294,12 +337,16 @@ def write_page(args: argparse.Namespace, runs: Runs, curves: dict[tuple[str, str
     sections.append(replay_section(args.out, main))
     counts = ", ".join(f"{side} {sum(len(r) for r in runs[side].values())}" for side in SIDES)
     command = ("python examples/wdbo_public/report.py OUT"
+               + (f" --runs-table {args.runs_table.as_posix()}" if args.runs_table else "")
                + (f" --model {args.model.as_posix()}" if args.model else "")
                + f" --page {args.page.as_posix()}")
+    table = (f", {from_table} of them rows of the committed runs table (measured runs whose "
+             "files were not kept: their figure curves are the table's quarters of the horizon)"
+             if from_table else "")
     head = [
         "# The published code side by side", "", MARK, "",
         f"Generated by `{command}` from the run files of `side_by_side.py` (OUT: outside the "
-        f"repository) and `replay_check.py`. Run files per side: {counts}. Machine of the "
+        f"repository) and `replay_check.py`. Runs per side: {counts}{table}. Machine of the "
         f"measured runs: {provenance_text(runs, EXPORTED)}. Settings: BOLT [B] "
         "(`config/bolt_paper.yaml`: cost "
         "table `metronome`, warm-up 15, speed 1); the published code's compute `measured` (CPU "

@@ -57,7 +57,7 @@ def test_the_page_is_made_from_the_run_files(out: Path, report, tmp_path: Path) 
     assert report.main([str(out), "--page", str(page), "--explanations",
                         str(explanations)]) == 0
     text = page.read_text()
-    assert report.MARK in text and "Run files per side: public 2, paper 3" in text
+    assert report.MARK in text and "Runs per side: public 2, paper 3," in text
     assert "| hartmann3 | W-DBO (public code, measured) | 2 (0-1) |" in text
     assert "| hartmann3 | w-dbo-paper (counted) | 3 (0-2) |" in text
     assert "Welch p = " in text and "Mann-Whitney p = " in text
@@ -88,6 +88,58 @@ def test_the_runs_table_gives_the_page_s_numbers(out: Path, report, tmp_path: Pa
     from_files = report.read_sides(out, ("public",), "a test box")[0]
     assert read_runs_table(table) == from_files
     assert "a test box" in table.read_text()
+
+
+def test_the_runs_table_grows_by_merging(out: Path, report, tmp_path: Path, capsys) -> None:
+    """A measured run's file need not outlive its machine: exporting from a folder that holds
+    only some of the table's runs keeps the others, adds the new ones, and refuses a run that
+    comes back with other numbers (it names the run; the table is left as it was)."""
+    table = tmp_path / "runs.csv"
+    first = tmp_path / "first"
+    (first / "public").mkdir(parents=True)
+    (first / "public" / "hartmann3_s0.nc").symlink_to(out / "public" / "hartmann3_s0.nc")
+    assert report.main([str(first), "--export-runs", str(table), "--machine", "box"]) == 0
+    second = tmp_path / "second"
+    (second / "public").mkdir(parents=True)
+    (second / "public" / "hartmann3_s1.nc").symlink_to(out / "public" / "hartmann3_s1.nc")
+    assert report.main([str(second), "--export-runs", str(table), "--machine", "box"]) == 0
+    assert read_runs_table(table) == report.read_sides(out, ("public",), "box")[0]
+    before = table.read_bytes()
+    clash = tmp_path / "clash"
+    (clash / "public").mkdir(parents=True)  # seed 1 of the other side: other numbers
+    (clash / "public" / "hartmann3_s1.nc").symlink_to(out / "paper" / "hartmann3_s1.nc")
+    capsys.readouterr()
+    assert report.main([str(clash), "--export-runs", str(table), "--machine", "box"]) == 2
+    err = capsys.readouterr().err
+    assert "public hartmann3 seed" in err and "other numbers" in err
+    assert table.read_bytes() == before
+
+
+def test_the_page_from_the_runs_table(out: Path, report, tmp_path: Path) -> None:
+    """With --runs-table, the published code's runs without a file under OUT come from the
+    table: the same numbers as from the files; the figure takes that side's curves at the
+    quarters of the horizon."""
+    table = tmp_path / "runs.csv"
+    assert report.main([str(out), "--export-runs", str(table), "--machine", "box"]) == 0
+    only_tvbo = tmp_path / "only_tvbo"
+    (only_tvbo / "paper").mkdir(parents=True)
+    for path in (out / "paper").glob("*.nc"):
+        (only_tvbo / "paper" / path.name).symlink_to(path)
+    pages = {}
+    for name, folder, extra in (("files", out, []),
+                                ("table", only_tvbo, ["--runs-table", str(table)])):
+        page = tmp_path / name / "side.md"
+        assert report.main([str(folder), "--page", str(page), "--machine", "box", *extra]) == 0
+        pages[name] = page.read_text()
+        assert (page.parent / "side" / "w-dbo_over_time.png").is_file()
+    assert "2 of them rows of the committed runs table" in pages["table"]
+    table_rows = [line for line in pages["table"].splitlines() if line.startswith("| hartmann3")]
+    file_rows = [line for line in pages["files"].splitlines() if line.startswith("| hartmann3")]
+    assert table_rows == file_rows and table_rows
+    runs = report.read_sides(out, ("public",), "box")[0]["public"]["hartmann3"]
+    quarters = report.side_curves(runs, {})
+    assert [c.queries[1:].tolist() for c in quarters] == [list(r.queries_at) for r in runs]
+    assert all(c.queries[0] == 0.0 and len(c.queries) == 5 for c in quarters)
 
 
 @pytest.mark.parametrize(("entry", "cause"), [

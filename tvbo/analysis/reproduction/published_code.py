@@ -144,10 +144,38 @@ def write_runs_table(runs: Iterable[RunValues], path: Path) -> Path:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(RUN_COLUMNS)
         for r in sorted(runs, key=lambda r: (r.side, r.benchmark, r.seed)):
-            writer.writerow([r.side, r.benchmark, r.seed, *(repr(r.values[q]) for q in QUANTITIES),
-                             repr(r.horizon), *map(repr, r.queries_at), *map(repr, r.size_at),
-                             *(r.provenance.get(k, "") for k in PROVENANCE)])
+            writer.writerow(_row(r))
     return path
+
+
+def merged_runs(kept: Runs, new: Iterable[RunValues]) -> list[RunValues]:
+    """The rows of a runs table ``kept`` plus the runs ``new``: one row per (side, benchmark,
+    seed). Measured runs cannot be made again bit for bit, and their run files need not outlive
+    the machine that made them, so a table grows by merging: a run already in the table must
+    come back with the same numbers (ValueError names the runs that differ), a new one is added.
+    """
+    rows = {(r.side, r.benchmark, r.seed): r for by in kept.values() for rs in by.values()
+            for r in rs}
+    clashes = []
+    for run in new:
+        key = (run.side, run.benchmark, run.seed)
+        old = rows.get(key)
+        if old is not None and _row(old) != _row(run):
+            clashes.append(f"{run.side} {run.benchmark} seed {run.seed}")
+            continue
+        rows[key] = run
+    if clashes:
+        raise ValueError(f"{len(clashes)} run(s) already in the table with other numbers: "
+                         + ", ".join(clashes) + " (a measured run is not made twice; remove its "
+                         "row first to replace it)")
+    return list(rows.values())
+
+
+def _row(r: RunValues) -> list[str]:
+    """A run's row of the table, as written (what a read back compares)."""
+    return [r.side, r.benchmark, str(r.seed), *(repr(r.values[q]) for q in QUANTITIES),
+            repr(r.horizon), *map(repr, r.queries_at), *map(repr, r.size_at),
+            *(r.provenance.get(k, "") for k in PROVENANCE)]
 
 
 def read_runs_table(path: Path) -> Runs:
