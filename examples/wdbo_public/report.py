@@ -75,7 +75,7 @@ from tvbo.results.schema import COST_ATTRIBUTES  # noqa: E402
 from tvbo.testing.preset_grid import digest_dataset  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import LABELS, Curves, read_sides  # noqa: E402  (sibling scripts, not a package)
+from compare import CURVE_POINTS, LABELS, Curves, read_sides  # noqa: E402  (sibling scripts, not a package)
 from side_by_side import PAIRS, SIDES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -121,12 +121,21 @@ def figure(pair: str, runs: Runs, curves: dict[tuple[str, str, int], Curves], pa
         for side, colour in ((a, "tab:red"), (b, "tab:blue")):
             rs = side_curves(runs[side][bench], curves)
             t = np.linspace(0.0, rs[0].horizon, len(rs[0].queries))
+            # the table's quarters are points, not a curve: drawn as markers with error bars
+            # (a line between them would invent the path in between)
+            coarse = len(t) < CURVE_POINTS
+            label = SIDES[side].label + (" (quarters of H)" if coarse else "")
             for ax, values in zip(row, ([r.queries for r in rs], [r.size for r in rs]),
                                   strict=True):
                 m = np.mean(values, axis=0)
-                ax.plot(t, m, color=colour, label=SIDES[side].label)
-                if len(rs) > 1:
-                    se = np.std(values, axis=0, ddof=1) / math.sqrt(len(rs))
+                se = (np.std(values, axis=0, ddof=1) / math.sqrt(len(rs)) if len(rs) > 1
+                      else None)
+                if coarse:
+                    ax.errorbar(t[1:], m[1:], yerr=None if se is None else se[1:], fmt="o",
+                                color=colour, markersize=4, capsize=3, label=label)
+                    continue
+                ax.plot(t, m, color=colour, label=label)
+                if se is not None:
                     ax.fill_between(t, m - se, m + se, color=colour, alpha=0.2, linewidth=0)
         row[0].set_ylabel(f"{bench}\nqueries")
         row[1].set_ylabel("dataset size")
