@@ -117,13 +117,15 @@ def figure(pair: str, runs: Runs, curves: dict[tuple[str, str, int], Curves], pa
     if not benches:
         return None
     fig, axes = plt.subplots(len(benches), 2, figsize=(9, 2.2 * len(benches)), squeeze=False)
-    for row, bench in zip(axes, benches, strict=True):
+    for i, (row, bench) in enumerate(zip(axes, benches, strict=True)):
+        quarters = False
         for side, colour in ((a, "tab:red"), (b, "tab:blue")):
             rs = side_curves(runs[side][bench], curves)
             t = np.linspace(0.0, rs[0].horizon, len(rs[0].queries))
             # the table's quarters are points, not a curve: drawn as markers with error bars
             # (a line between them would invent the path in between)
             coarse = len(t) < CURVE_POINTS
+            quarters = quarters or coarse
             label = SIDES[side].label + (" (quarters of H)" if coarse else "")
             for ax, values in zip(row, ([r.queries for r in rs], [r.size for r in rs]),
                                   strict=True):
@@ -140,7 +142,8 @@ def figure(pair: str, runs: Runs, curves: dict[tuple[str, str, int], Curves], pa
         row[0].set_ylabel(f"{bench}\nqueries")
         row[1].set_ylabel("dataset size")
         row[1].axhline(2, color="grey", linewidth=0.8, linestyle=":")
-    axes[0][1].legend(fontsize=7, loc="upper right")
+        if i == 0 or quarters:  # a row drawn from the table's quarters says so
+            row[1].legend(fontsize=7, loc="best")
     for ax in axes[-1]:
         ax.set_xlabel("virtual time (s)")
     fig.tight_layout()
