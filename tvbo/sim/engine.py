@@ -461,7 +461,7 @@ class Engine:
         X[warmup:] = self._checked_queries(X[warmup:])
         times_array = np.asarray(times, float)
         f, y = self._observe_all(X, times_array)
-        done = np.append(np.asarray(times[1:], float), now)  # t_available = t_ingested
+        done = np.append(times_array[1:], now)  # t_available = t_ingested
         sizes: list[int] = []
         states: list[dict] = []
         recommended: list = []
