@@ -277,3 +277,41 @@ def test_tvbo_run_prints_the_final_regrets(tmp_path: Path, capsys) -> None:
     )
     assert cli.main([*argv, "--quiet"]) == 0
     assert "final:" not in capsys.readouterr().err
+
+
+class _Job:
+    def __init__(self, *outputs: str) -> None:
+        self.output = list(outputs)
+
+
+class _Workflow:
+    """What on_start / on_success read of Snakemake's workflow: its cores and its DAG's jobs."""
+
+    def __init__(self, *jobs: _Job) -> None:
+        self.cores = 2
+        self.dag = type("Dag", (), {"jobs": list(jobs)})()
+
+
+def test_start_and_end_messages_only_for_the_campaign_the_run_builds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`snakemake results/OTHER/campaign.nc` loads the default config too; its messages must not
+    announce (or summarise) the default campaign, which that run never builds."""
+    from tvbo.workflow_messages import builds_campaign, on_start, on_success
+
+    monkeypatch.chdir(tmp_path)
+    config = {"campaign": "demo", "benchmarks": ["hartmann3"], "algorithms": ["gp-ucb"],
+              "seeds": [0], "speeds": [1.0], "horizon": 600.0}
+    own = _Workflow(_Job("results/demo/runs/hartmann3/gp-ucb/seed0_speed1.0.nc"))
+    other = _Workflow(_Job("results/other/reproduction_overrides.yaml"),
+                      _Job("results/other/campaign.nc"))
+    assert builds_campaign(config, own)
+    assert not builds_campaign(config, other)
+    assert builds_campaign(config, object())  # no DAG to read: say what the config would build
+    on_start(config, other)
+    on_success(config, other)
+    assert capsys.readouterr().err == ""
+    on_start(config, own)
+    assert "tvbo: campaign demo: 1 of 1 runs to do" in capsys.readouterr().err
+    on_success(config, own)
+    assert "tvbo: campaign demo finished." in capsys.readouterr().err

@@ -206,9 +206,30 @@ def _configfiles(workflow: Any) -> list[str]:
     return [str(f) for f in files if Path(str(f)).resolve() != Path("config/config.yaml").resolve()]
 
 
+def builds_campaign(config: Mapping[str, Any], workflow: Any) -> bool:
+    """Whether the run's DAG has a job writing under ``results/<campaign>/`` of ``config``.
+
+    ``snakemake results/OTHER/campaign.nc`` (a reproduction campaign, built by a nested
+    Snakemake that prints its own estimate and summary) loads the default config too: without
+    this check the outer run announced the default campaign's runs, which it never builds. A
+    workflow object without a DAG (an older Snakemake) counts as building it."""
+    dag = getattr(workflow, "dag", None)
+    if dag is None:
+        return True
+    prefix = Path("results") / str(config["campaign"])
+    for job in getattr(dag, "jobs", ()):
+        for output in job.output:
+            if Path(str(output)).is_relative_to(prefix):
+                return True
+    return False
+
+
 def on_start(config: Mapping[str, Any], workflow: Any) -> None:
-    """Snakefile ``onstart``: print :func:`start_message` on stderr (never raises)."""
+    """Snakefile ``onstart``: print :func:`start_message` on stderr (never raises), when the
+    run builds the config's campaign (:func:`builds_campaign`)."""
     try:
+        if not builds_campaign(config, workflow):
+            return
         try:
             cores = int(workflow.cores)
         except Exception:  # noqa: BLE001 -- cluster runs have no core count
@@ -219,8 +240,11 @@ def on_start(config: Mapping[str, Any], workflow: Any) -> None:
 
 
 def on_success(config: Mapping[str, Any], workflow: Any) -> None:
-    """Snakefile ``onsuccess``: print :func:`summary_message` on stderr (never raises)."""
+    """Snakefile ``onsuccess``: print :func:`summary_message` on stderr (never raises), when the
+    run built the config's campaign (:func:`builds_campaign`)."""
     try:
+        if not builds_campaign(config, workflow):
+            return
         print(summary_message(config, configfiles=_configfiles(workflow)), file=sys.stderr)
     except Exception as error:  # noqa: BLE001
         print(f"tvbo: no closing summary ({error})", file=sys.stderr)
