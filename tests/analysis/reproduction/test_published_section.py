@@ -259,18 +259,23 @@ def test_explanations_naming_an_unknown_side_are_rejected(folder: Path) -> None:
     assert "'pub < elsewhere'" in message
 
 
-def test_the_price_campaign_charges_the_calibrated_model(monkeypatch) -> None:
-    """config/wdbo_public_price.yaml's polynomial is the public code's R(n), every phase summed,
-    as side_by_side.py charged w-dbo-paper (side paper-r): the typed coefficients cannot drift
-    from the model file."""
+@pytest.mark.parametrize(("campaign", "side", "model", "algorithm"), [
+    ("wdbo_public_price", "paper-r", "wdbo_public/w-dbo-public.R.yaml", "w-dbo-paper"),
+    ("botorch_price", "gp-ucb-r", "botorch_gpucb/botorch-gp-ucb.R.yaml", "gp-ucb"),
+])
+def test_the_price_campaign_charges_the_calibrated_model(monkeypatch, campaign: str, side: str,
+                                                         model: str, algorithm: str) -> None:
+    """A price campaign's polynomial is the published code's R(n), every phase summed, as
+    side_by_side.py charges tvbo's side (paper-r: the public W-DBO code's model on w-dbo-paper;
+    gp-ucb-r: BoTorch's on gp-ucb): the typed coefficients cannot drift from the model file."""
     example = REPO / "examples" / "wdbo_public"
     monkeypatch.syspath_prepend(str(example))
     import side_by_side
 
-    config = yaml.safe_load((REPO / "config" / "wdbo_public_price.yaml").read_text())
-    options = side_by_side.run_options(side_by_side.SIDES["paper-r"],
-                                       example / "w-dbo-public.R.yaml")
-    entry = config["compute_per_algorithm"]["w-dbo-paper"]
+    config = yaml.safe_load((REPO / "config" / f"{campaign}.yaml").read_text())
+    options = side_by_side.run_options(side_by_side.SIDES[side], REPO / "examples" / model)
+    assert side_by_side.SIDES[side].algorithm == algorithm
+    entry = config["compute_per_algorithm"][algorithm]
     assert entry == {"compute": "polynomial", "polynomial": options["polynomial"]}
     assert {k: config[k] for k in ("cost_table", "warmup", "speeds")} == {
         "cost_table": options["cost_table"], "warmup": options["warmup"],
@@ -284,6 +289,7 @@ def test_the_shipped_spec_names_the_committed_runs() -> None:
     measured = {s.measured for s in section.sides.values() if s.measured}
     assert measured <= set(read_runs_table(section.runs))
     assert spec.campaigns[section.sides["paper-r"].campaign].name == "wdbo_public_price"
+    assert spec.campaigns[section.sides["gp-ucb-r"].campaign].name == "botorch_price"
 
 
 def test_the_spec_and_the_page_name_the_same_sides(monkeypatch) -> None:
