@@ -159,3 +159,38 @@ def test_bad_explanations_are_one_line(out: Path, report, tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and cause in err
     assert not page.exists()
+
+
+def _runs(side: str, values: dict[str, list[float]]) -> dict[str, list]:
+    from tvbo.analysis.reproduction.published_code import RunValues
+
+    count = len(next(iter(values.values())))
+    return {"egg": [RunValues(side, "egg", seed, {q: v[seed] for q, v in values.items()},
+                              (), (), 600.0, {}) for seed in range(count)]}
+
+
+def test_each_regret_that_differs_is_judged_on_its_own() -> None:
+    """An entry naming only time-integrated regret judges that one (here it holds on both seed
+    sets); average regret, which no entry names, stays unexplained, and so does the difference
+    as a whole: it is explained only when every regret that differs is, contradicted when one
+    is."""
+    from tvbo.analysis.reproduction.published_code import HeldOut, explain
+    from tvbo.analysis.reproduction.published_spec import SideExplanation
+
+    runs = {"cheap": _runs("cheap", {"tir": [1.0, 1.1, 0.9]}),
+            "dear": _runs("dear", {"tir": [5.0, 5.2, 4.8]})}
+    held = HeldOut(runs=runs, seeds=(10, 11, 12))
+    holds = SideExplanation("p", ("egg",), ("tir",), "the price", (
+        SidePrediction("tir", "cheap", "<", "dear"),), "entry 1")
+    fails = SideExplanation("p", ("egg",), ("tir",), "the other way", (
+        SidePrediction("tir", "dear", "<", "cheap"),), "entry 2")
+    status, lines = explain("p", "egg", ["avg", "tir"], runs, held, [holds], "e.yaml")
+    assert status == "unexplained"
+    assert lines[0].startswith("- **egg**, time-integrated regret: explained (entry 1)")
+    assert lines[-1] == "- **egg**, average regret: **unexplained** (no entry of e.yaml)"
+    assert explain("p", "egg", ["tir"], runs, held, [holds], "e.yaml")[0] == "explained"
+    assert explain("p", "egg", ["avg", "tir"], runs, held, [fails], "e.yaml")[0] == "contradicted"
+    # an entry naming the other regret only leaves this one without an entry
+    status, lines = explain("p", "egg", ["avg"], runs, held, [holds], "e.yaml")
+    assert status == "unexplained" and lines == [
+        "- **egg**, average regret: **unexplained** (no entry of e.yaml)"]

@@ -17,8 +17,9 @@ t-test and the Mann-Whitney U test (two-sided). A benchmark where the sides diff
 order's ±1 s.e. intervals do not overlap) on the comparison's seeds and on the held-out seeds
 (those of the held-out replicate of tvbo's side's campaign: the explanations are written from
 the first and must hold on the second), *contradicted* when one fails on either, *unexplained*
-when no entry names it or evidence is missing. Tables, agreement and tests are the comparison's
-seeds'.
+when no entry names it or evidence is missing. Each regret that differs is judged on its own (an
+entry may name only some of them), and the benchmark is explained when every one is. Tables,
+agreement and tests are the comparison's seeds'.
 """
 
 from __future__ import annotations
@@ -416,27 +417,38 @@ def held_out_lines(comparison: Comparison, held: HeldOut, labels: Mapping[str, s
 def explain(pair: str, bench: str, disagree: Sequence[str], runs: Runs, held: HeldOut,
             entries: Sequence[SideExplanation], explanations_name: str
             ) -> tuple[str, list[str]]:
-    """The status of one difference (explained | contradicted | unexplained) and its lines:
-    explained when an entry naming it has every prediction holding (on ``runs``, the
-    comparison's seeds, and on ``held``, the held-out seeds), contradicted when none does and
-    one fails, unexplained otherwise."""
-    names = ", ".join(QUANTITIES[q][0] for q in disagree)
+    """The status of one difference (explained | contradicted | unexplained) and its lines.
+
+    Each regret that differs (``disagree``) is judged on its own: explained when an entry naming
+    it has every prediction holding (on ``runs``, the comparison's seeds, and on ``held``, the
+    held-out seeds), contradicted when none does and one fails, unexplained otherwise (an entry
+    with evidence missing, or no entry). An entry may name only some of the regrets that differ
+    (the price can explain time-integrated regret and leave average regret open); the
+    difference is explained when every regret is, contradicted when one is."""
     covering = [e for e in entries if e.pair == pair and bench in e.benchmarks
-                and set(disagree) <= set(e.explains)]
-    if not covering:
-        return "unexplained", [f"- **{bench}**, {names}: **unexplained** (no entry of "
-                               f"{explanations_name})"]
-    out, statuses = [], []
+                and set(disagree) & set(e.explains)]
+    out: list[str] = []
+    per_metric: dict[str, set[str]] = {q: set() for q in disagree}
     for entry in covering:
+        named = [q for q in disagree if q in entry.explains]
         judged = [(p, *judge_both(p, runs, held, bench)) for p in entry.predictions]
         status = ("explained" if all(s == "holds" for _, s, _ in judged) else
                   "contradicted" if any(s == "fails" for _, s, _ in judged) else "unexplained")
-        statuses.append(status)
+        for q in named:
+            per_metric[q].add(status)
         shown = {"explained": "explained", "contradicted": "**contradicted**",
                  "unexplained": "unexplained (evidence missing)"}[status]
+        names = ", ".join(QUANTITIES[q][0] for q in named)
         out.append(f"- **{bench}**, {names}: {shown} ({entry.where}). {entry.cause}")
         out += [f"    - prediction {p}: {s} ({values})" for p, s, values in judged]
-    overall = next(s for s in ("explained", "contradicted", "unexplained") if s in statuses)
+    bare = [q for q in disagree if not per_metric[q]]
+    if bare:
+        names = ", ".join(QUANTITIES[q][0] for q in bare)
+        out.append(f"- **{bench}**, {names}: **unexplained** (no entry of {explanations_name})")
+    metric_status = [next((s for s in ("explained", "contradicted") if s in found), "unexplained")
+                     for found in per_metric.values()]
+    overall = ("explained" if all(s == "explained" for s in metric_status) else
+               "contradicted" if "contradicted" in metric_status else "unexplained")
     return overall, out
 
 
