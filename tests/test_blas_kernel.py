@@ -69,3 +69,27 @@ def test_cpu_flags_of_a_missing_file_are_empty(tmp_path):
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")
     assert blas_kernel.cpu_flags(str(info)) == frozenset({"fpu", "avx2", "fma"})
+
+
+def test_a_run_under_openblas_s_own_kernel_says_so_once(monkeypatch):
+    """numpy imported before tvbo: the runs are deterministic on this machine only, and the
+    first simulate of the process says so (once), naming the fix."""
+    import warnings
+
+    import tvbo
+    from tvbo import api
+
+    monkeypatch.delenv(blas_kernel.ENV, raising=False)
+    monkeypatch.setattr(blas_kernel, "can_run_kernel", lambda *a, **k: True)
+    monkeypatch.setattr(api, "_UNPINNED_WARNED", False)
+    with pytest.warns(RuntimeWarning, match="numpy was imported before tvbo") as caught:
+        tvbo.simulate("hartmann3", "random-search", max_iterations=16)
+    assert "OPENBLAS_CORETYPE=Haswell" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tvbo.simulate("hartmann3", "random-search", max_iterations=16)  # once per process
+    monkeypatch.setenv(blas_kernel.ENV, "Haswell")
+    assert blas_kernel.unpinned_message() is None
+    monkeypatch.delenv(blas_kernel.ENV)
+    monkeypatch.setattr(blas_kernel, "can_run_kernel", lambda *a, **k: False)
+    assert blas_kernel.unpinned_message() is None  # a CPU that cannot pin it: nothing to fix

@@ -31,7 +31,7 @@ from tvbo.benchmarks.oracle_table import (
     load_oracle_table,
     write_oracle_table,
 )
-from tvbo.blas_kernel import pinned_kernel
+from tvbo.blas_kernel import pinned_kernel, unpinned_message
 from tvbo.results.schema import RUN_KEYS
 from tvbo.runspec import RUN_SPEC, CheckedRun, check_run_options
 from tvbo.sim.compute import make_compute_model
@@ -178,6 +178,18 @@ def simulate(
     return simulate_checked(run, progress=progress, algorithm=build_algorithm(), stacklevel=3)
 
 
+_UNPINNED_WARNED = False
+
+
+def _warn_unpinned(stacklevel: int) -> None:
+    """Warn once per process when OpenBLAS's kernel is not the pinned one (tvbo.blas_kernel)."""
+    global _UNPINNED_WARNED
+    message = None if _UNPINNED_WARNED else unpinned_message()
+    if message is not None:
+        _UNPINNED_WARNED = True
+        warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+
+
 def simulate_checked(run: CheckedRun, *, progress: Callable[[float, float, int], None] | None
                      = None, algorithm: Algorithm | None = None,
                      stacklevel: int = 2) -> xr.Dataset:
@@ -188,6 +200,7 @@ def simulate_checked(run: CheckedRun, *, progress: Callable[[float, float, int],
     if not isinstance(run, CheckedRun):
         raise TypeError("simulate_checked takes the CheckedRun of tvbo.runspec."
                         "check_run_options; call tvbo.simulate with keywords instead")
+    _warn_unpinned(stacklevel + 1)
     benchmark, seed, profile = run["benchmark"], run["seed"], run["profile"]
     horizon, cost_table, cost, noise_var = (run["horizon"], run["cost_table"], run["cost"],
                                             run["noise_var"])

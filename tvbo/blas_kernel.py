@@ -74,3 +74,19 @@ def pin_kernel() -> str | None:
 def pinned_kernel() -> str:
     """The kernel variable as run files record it: its value, or ``unset``."""
     return os.environ.get(ENV, "unset")
+
+
+def unpinned_message() -> str | None:
+    """Why this process's runs may not match other machines' bit for bit, or ``None``.
+
+    The kernel variable is unset although this CPU could run the pinned kernel: numpy was
+    imported before tvbo, so OpenBLAS chose its own kernel. A script that imports numpy (or
+    anything that loads it) before tvbo gets runs that are deterministic on this machine only,
+    and the run files record the variable as ``unset``; the message says so once, so such runs
+    are not mistaken for the campaigns' own."""
+    if ENV in os.environ or not can_run_kernel():
+        return None
+    return (f"tvbo: numpy was imported before tvbo, so OpenBLAS chose its own kernel: these runs "
+            f"are deterministic on this machine only, not bit-identical to other machines' "
+            f"(their run files record {ENV} as unset). Import tvbo before numpy, or set "
+            f"{ENV}={KERNEL} (tvbo/blas_kernel.py)")
