@@ -1,0 +1,123 @@
+"""Why does BoTorch's GP-UCB differ from tvbo's at one compute price? (issue 23)
+
+The side-by-side comparison (examples/wdbo_public/side_by_side.py, docs/side-by-side.md) finds
+BoTorch's GP-UCB (plugin ``botorch-gp-ucb``, BoTorch 0.18.1's ``SingleTaskGP`` defaults) and
+tvbo's ``gp-ucb`` apart on Eggholder, Ackley and Powell. Side ``gp-ucb-r`` charges tvbo's
+``gp-ucb`` BoTorch's calibrated response time R(n) (examples/botorch_gpucb/botorch-gp-ucb.R.yaml),
+so the two make about as many queries; what still differs is the model. This probe changes that
+one factor: ``gp-ucb-r-rbf`` is ``gp-ucb-r`` with the stock model of that BoTorch release where
+tvbo can state it, an RBF spatial kernel and its dimension-scaled log-normal priors (lengthscale
+median exp(sqrt(2) + ln(d) / 2), log-sd sqrt(3); noise variance median exp(-4), log-sd 1, in
+standardised units). What tvbo cannot state: BoTorch's lengthscales are per dimension (ARD),
+tvbo's one for every dimension (equal on a 1-D Eggholder); tvbo bounds the spatial lengthscale by
+10 (the unit box's widths), BoTorch only from below; tvbo fits the signal variance where BoTorch,
+with its outcome standardisation, has none.
+
+Per variant and benchmark, over the seeds: average and time-integrated regret (mean ± s.e.),
+queries, and the runs *trapped* at one point (at least a tenth of the post-warm-up queries at
+one point, to four decimals: on Ackley a corner of the box), with the BoTorch side's runs when
+OUT/botorch holds them (side_by_side.py --side botorch). One run file per variant, benchmark and
+seed, OUT/VARIANT/BENCHMARK_sSEED.nc, the side-by-side layout (``gp-ucb-r``'s files are that
+side's own, bit for bit), so existing files are reused; the sides ``botorch`` and ``gp-ucb``
+(the laptop profile's price) are read from OUT when side_by_side.py has run them there.
+
+    nice python benchmarks/botorch_prior_probe.py OUT --benchmarks eggholder ackley --seeds 0-9
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from tvbo.blas_kernel import pin_kernel
+
+# before numpy loads: OpenBLAS's pinned kernel, so the runs are the side's own bits
+pin_kernel()
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MODEL = REPO / "examples" / "botorch_gpucb" / "botorch-gp-ucb.R.yaml"
+#: the share of post-warm-up queries at one point that makes a run trapped
+TRAPPED = 0.1
+#: the variants this probe runs; it only reads the sides ``botorch`` (the plugin, measured) and
+#: ``gp-ucb`` (the laptop profile's price) when side_by_side.py has run them into OUT
+RUN = ("gp-ucb-r", "gp-ucb-r-rbf")
+
+
+def stock_priors(d: int) -> dict[str, Any]:
+    """BoTorch 0.18.1's SingleTaskGP priors as tvbo's (median, log-sd) log-normal priors."""
+    return {"space_kernel": "rbf",
+            "prior": {"lengthscale_space": [math.exp(math.sqrt(2.0) + math.log(d) / 2.0),
+                                            math.sqrt(3.0)],
+                      "noise_var": [math.exp(-4.0), 1.0]}}
+
+
+def options(variant: str, d: int) -> dict[str, Any]:
+    """``tvbo.simulate``'s options of a variant: side gp-ucb-r's, plus the stock priors."""
+    sys.path.insert(0, str(REPO / "examples" / "wdbo_public"))
+    import side_by_side
+
+    base = side_by_side.run_options(side_by_side.SIDES["gp-ucb-r"], MODEL)
+    if variant == "gp-ucb-r-rbf":
+        base["algorithm_options"] = {"surrogate": stock_priors(d)}
+    return base
+
+
+def summary(path: Path) -> tuple[float, float, int, bool]:
+    """(average regret, time-integrated regret, queries, trapped) of one run file."""
+    import xarray as xr
+
+    with xr.open_dataset(path) as ds:
+        x = ds["x"].values.reshape(-1, ds["x"].shape[-1])
+        x = x[np.isfinite(x).all(axis=1)][int(ds.attrs["warmup"]):]
+        _, counts = np.unique(np.round(x, 4), axis=0, return_counts=True)
+        return (float(ds.attrs["average_regret"]), float(ds.attrs["time_integrated_regret"]),
+                int(ds.attrs["n_iterations"]), bool(counts.max() >= TRAPPED * len(x)))
+
+
+def mean_se(values: list[float]) -> str:
+    v = np.asarray(values, float)
+    se = v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else math.nan
+    return f"{v.mean():.4g} ± {se:.2g}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder of the run files (side-by-side layout)")
+    parser.add_argument("--benchmarks", nargs="+", default=["eggholder", "ackley"])
+    parser.add_argument("--seeds", default="0-9", help="a-b")
+    args = parser.parse_args(argv)
+    lo, _, hi = args.seeds.partition("-")
+    seeds = range(int(lo), int(hi or lo) + 1)
+
+    import tvbo
+    from tvbo import registry
+    from tvbo.results.io import write_run
+
+    print("| benchmark | variant | runs | average regret | time-int. regret | queries | trapped |")
+    print("|---|---|---|---|---|---|---|")
+    for benchmark in args.benchmarks:
+        d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)  # spatial d
+        for variant in ("botorch", "gp-ucb", "gp-ucb-r", "gp-ucb-r-rbf"):
+            rows = []
+            for seed in seeds:
+                path = args.out / variant / f"{benchmark}_s{seed}.nc"
+                if not path.exists() and variant in RUN:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_run(tvbo.simulate(benchmark, "gp-ucb", seed=seed,
+                                            **options(variant, d)), path)
+                if path.exists():
+                    rows.append(summary(path))
+            if rows:
+                print(f"| {benchmark} | {variant} | {len(rows)} | {mean_se([r[0] for r in rows])}"
+                      f" | {mean_se([r[1] for r in rows])} | {np.mean([r[2] for r in rows]):.0f}"
+                      f" | {sum(r[3] for r in rows)} of {len(rows)} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
