@@ -5,21 +5,17 @@ BoTorch's GP-UCB (plugin ``botorch-gp-ucb``, BoTorch 0.18.1's ``SingleTaskGP`` d
 tvbo's ``gp-ucb`` apart on Eggholder, Ackley and Powell. Side ``gp-ucb-r`` charges tvbo's
 ``gp-ucb`` BoTorch's calibrated response time R(n) (examples/botorch_gpucb/botorch-gp-ucb.R.yaml),
 so the two make about as many queries; what still differs is the model. This probe changes that
-one factor: ``gp-ucb-r-rbf`` is ``gp-ucb-r`` with the stock model of that BoTorch release where
-tvbo can state it, an RBF spatial kernel and its dimension-scaled log-normal priors (lengthscale
-median exp(sqrt(2) + ln(d) / 2), log-sd sqrt(3); noise variance median exp(-4), log-sd 1, in
-standardised units). What tvbo cannot state: BoTorch's lengthscales are per dimension (ARD),
-tvbo's one for every dimension (equal on a 1-D Eggholder); tvbo bounds the spatial lengthscale by
-10 (the unit box's widths), BoTorch only from below; tvbo fits the signal variance where BoTorch,
-with its outcome standardisation, has none.
+one factor: side ``gp-ucb-rp`` is ``gp-ucb-r`` with the stock model of that BoTorch release where
+tvbo can state it (side_by_side.py ``botorch_stock_priors``: an RBF spatial kernel and its
+dimension-scaled log-normal priors; what tvbo cannot state is listed there).
 
 Per variant and benchmark, over the seeds: average and time-integrated regret (mean ± s.e.),
 queries, and the runs *trapped* at one point (at least a tenth of the post-warm-up queries at
-one point, to four decimals: on Ackley a corner of the box), with the BoTorch side's runs when
-OUT/botorch holds them (side_by_side.py --side botorch). One run file per variant, benchmark and
-seed, OUT/VARIANT/BENCHMARK_sSEED.nc, the side-by-side layout (``gp-ucb-r``'s files are that
-side's own, bit for bit), so existing files are reused; the sides ``botorch`` and ``gp-ucb``
-(the laptop profile's price) are read from OUT when side_by_side.py has run them there.
+one point, to four decimals: on Ackley a corner of the box). One run file per side, benchmark
+and seed, OUT/SIDE/BENCHMARK_sSEED.nc, the side-by-side layout: the probe runs the missing ones
+of ``gp-ucb-r`` and ``gp-ucb-rp`` (existing files are reused: they are those sides' own, bit for
+bit) and reads ``botorch`` and ``gp-ucb`` (the laptop profile's price) when side_by_side.py has
+run them into OUT.
 
     nice python benchmarks/botorch_prior_probe.py OUT --benchmarks eggholder ackley --seeds 0-9
 """
@@ -45,26 +41,15 @@ MODEL = REPO / "examples" / "botorch_gpucb" / "botorch-gp-ucb.R.yaml"
 TRAPPED = 0.1
 #: the variants this probe runs; it only reads the sides ``botorch`` (the plugin, measured) and
 #: ``gp-ucb`` (the laptop profile's price) when side_by_side.py has run them into OUT
-RUN = ("gp-ucb-r", "gp-ucb-r-rbf")
-
-
-def stock_priors(d: int) -> dict[str, Any]:
-    """BoTorch 0.18.1's SingleTaskGP priors as tvbo's (median, log-sd) log-normal priors."""
-    return {"space_kernel": "rbf",
-            "prior": {"lengthscale_space": [math.exp(math.sqrt(2.0) + math.log(d) / 2.0),
-                                            math.sqrt(3.0)],
-                      "noise_var": [math.exp(-4.0), 1.0]}}
+RUN = ("gp-ucb-r", "gp-ucb-rp")
 
 
 def options(variant: str, d: int) -> dict[str, Any]:
-    """``tvbo.simulate``'s options of a variant: side gp-ucb-r's, plus the stock priors."""
+    """``tvbo.simulate``'s options of a variant: the side of the same name's."""
     sys.path.insert(0, str(REPO / "examples" / "wdbo_public"))
     import side_by_side
 
-    base = side_by_side.run_options(side_by_side.SIDES["gp-ucb-r"], MODEL)
-    if variant == "gp-ucb-r-rbf":
-        base["algorithm_options"] = {"surrogate": stock_priors(d)}
-    return base
+    return side_by_side.run_options(side_by_side.SIDES[variant], MODEL, d)
 
 
 def summary(path: Path) -> tuple[float, float, int, bool]:
@@ -102,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for benchmark in args.benchmarks:
         d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)  # spatial d
-        for variant in ("botorch", "gp-ucb", "gp-ucb-r", "gp-ucb-r-rbf"):
+        for variant in ("botorch", "gp-ucb", "gp-ucb-r", "gp-ucb-rp"):
             rows = []
             for seed in seeds:
                 path = args.out / variant / f"{benchmark}_s{seed}.nc"

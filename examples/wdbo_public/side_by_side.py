@@ -11,7 +11,8 @@ speed 1):
 * GP-UCB: BoTorch's ``SingleTaskGP`` + ``UpperConfidenceBound`` + ``optimize_acqf`` (plugin
   ``botorch-gp-ucb``, side ``botorch``) vs tvbo's ``gp-ucb`` (side ``gp-ucb``); side
   ``gp-ucb-r`` is ``gp-ucb`` charged BoTorch's calibrated R(n)
-  (``examples/botorch_gpucb/botorch-gp-ucb.R.yaml``, ``--model``), as ``paper-r`` is for W-DBO.
+  (``examples/botorch_gpucb/botorch-gp-ucb.R.yaml``, ``--model``), as ``paper-r`` is for W-DBO,
+  and ``gp-ucb-rp`` the same with BoTorch's stock priors (:func:`botorch_stock_priors`).
 
 The plugins (``pip install -e examples/wdbo_public -e examples/botorch_gpucb``, found
 through their entry points) report no work to tvbo, so they run ``measured`` (the CPU time of
@@ -29,6 +30,7 @@ are skipped, so the script resumes. The report: ``python examples/wdbo_public/re
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -46,6 +48,20 @@ BOLT_B: dict[str, Any] = {"cost_table": "metronome", "warmup": 15, "speed": 1.0,
 PAPER_COMPUTE: dict[str, Any] = {"compute": "counted", "profile": "botorch-i9-laptop"}
 
 
+def botorch_stock_priors(d: int) -> dict[str, Any]:
+    """BoTorch 0.18.1's ``SingleTaskGP`` model where tvbo can state it, as ``gp-ucb``'s surrogate
+    options: an RBF spatial kernel and the release's dimension-scaled log-normal priors as
+    tvbo's (median, log-sd) pairs, lengthscale median exp(sqrt(2) + ln(d) / 2) and log-sd
+    sqrt(3), noise variance (standardised units) median exp(-4) and log-sd 1. Not stated: its
+    lengthscales are per dimension (tvbo's one for all, equal when d = 1) and unbounded above
+    (tvbo's at most 10, the unit box's widths); it has no signal variance (tvbo fits one)."""
+    return {"surrogate": {
+        "space_kernel": "rbf",
+        "prior": {"lengthscale_space": [math.exp(math.sqrt(2.0) + math.log(d) / 2.0),
+                                        math.sqrt(3.0)],
+                  "noise_var": [math.exp(-4.0), 1.0]}}}
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of a comparison: what runs, how its compute is charged, its label."""
@@ -56,6 +72,8 @@ class Side:
     #: records the plugin and its display name ("W-DBO (public code)") for tables and caveats
     algorithm: str
     compute: dict[str, Any] = field(default_factory=dict)
+    #: run with BoTorch's stock model (:func:`botorch_stock_priors`, for the benchmark's d)
+    stock_priors: bool = False
 
 
 SIDES: dict[str, Side] = {
@@ -74,6 +92,10 @@ SIDES: dict[str, Side] = {
     # tvbo's gp-ucb charged BoTorch's R(n): BoTorch's price per iteration is a fraction of the
     # laptop profile's at these dataset sizes, so it queried about three times as often
     "gp-ucb-r": Side("gp-ucb", "gp-ucb (BoTorch's R(n))", "gp-ucb", {"compute": "polynomial"}),
+    # and with BoTorch's stock priors: what is left of BoTorch's model once the price is equal
+    # (docs/investigations.md, GP-UCB beside BoTorch's)
+    "gp-ucb-rp": Side("gp-ucb", "gp-ucb (BoTorch's R(n) and priors)", "gp-ucb",
+                      {"compute": "polynomial"}, stock_priors=True),
 }
 #: per comparison: (the published code's side, tvbo's side)
 PAIRS: dict[str, tuple[str, str]] = {"w-dbo": ("public", "paper"), "gp-ucb": ("botorch", "gp-ucb")}
@@ -93,8 +115,9 @@ def run_file(out: Path, side: str, benchmark: str, seed: int) -> Path:
     return out / side / f"{benchmark}_s{seed}.nc"
 
 
-def run_options(side: Side, model: Path | None) -> dict[str, Any]:
-    """The ``tvbo.simulate`` options of ``side`` (the polynomial sides need ``model``).
+def run_options(side: Side, model: Path | None, d: int | None = None) -> dict[str, Any]:
+    """The ``tvbo.simulate`` options of ``side`` (the polynomial sides need ``model``; a side
+    with BoTorch's stock priors the benchmark's spatial dimension ``d``).
 
     The public code's own runs replay the model file; tvbo's algorithms (``w-dbo-paper`` under
     the public W-DBO code's model, ``gp-ucb`` under BoTorch's: a model describes one algorithm)
@@ -110,6 +133,10 @@ def run_options(side: Side, model: Path | None) -> dict[str, Any]:
             degree = max(len(c) for c in phases.values())
             options["polynomial"] = [sum(c[i] for c in phases.values() if i < len(c))
                                      for i in range(degree)]
+    if side.stock_priors:
+        if d is None:
+            raise ValueError("a side with BoTorch's stock priors needs the benchmark's d")
+        options["algorithm_options"] = botorch_stock_priors(d)
     return options
 
 
@@ -141,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # lazy: the --help and bad-argument paths load no numpy
     import tvbo
+    from tvbo import registry
     from tvbo.results.io import write_run
 
     for seed in seeds:  # seed-major: an interrupted campaign has whole seeds
@@ -149,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             if path.exists():
                 continue
             start = time.perf_counter()
+            d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)
             ds = tvbo.simulate(benchmark, side.algorithm, seed=seed,
-                               **run_options(side, args.model))
+                               **run_options(side, args.model, d))
             path.parent.mkdir(parents=True, exist_ok=True)
             write_run(ds, path)
             print(f"{args.side} {benchmark} seed {seed}: {time.perf_counter() - start:.0f} s wall, "

@@ -262,20 +262,27 @@ def test_explanations_naming_an_unknown_side_are_rejected(folder: Path) -> None:
 @pytest.mark.parametrize(("campaign", "side", "model", "algorithm"), [
     ("wdbo_public_price", "paper-r", "wdbo_public/w-dbo-public.R.yaml", "w-dbo-paper"),
     ("botorch_price", "gp-ucb-r", "botorch_gpucb/botorch-gp-ucb.R.yaml", "gp-ucb"),
+    ("botorch_priors", "gp-ucb-rp", "botorch_gpucb/botorch-gp-ucb.R.yaml", "gp-ucb"),
 ])
 def test_the_price_campaign_charges_the_calibrated_model(monkeypatch, campaign: str, side: str,
                                                          model: str, algorithm: str) -> None:
     """A price campaign's polynomial is the published code's R(n), every phase summed, as
     side_by_side.py charges tvbo's side (paper-r: the public W-DBO code's model on w-dbo-paper;
-    gp-ucb-r: BoTorch's on gp-ucb): the typed coefficients cannot drift from the model file."""
+    gp-ucb-r: BoTorch's on gp-ucb; gp-ucb-rp: the same with BoTorch's stock priors, whose typed
+    surrogate options are the side's too): the typed numbers cannot drift from their source."""
     example = REPO / "examples" / "wdbo_public"
     monkeypatch.syspath_prepend(str(example))
     import side_by_side
 
     config = yaml.safe_load((REPO / "config" / f"{campaign}.yaml").read_text())
-    options = side_by_side.run_options(side_by_side.SIDES[side], REPO / "examples" / model)
+    d = 3 if side == "gp-ucb-rp" else None  # its campaign's one benchmark, Ackley
+    options = side_by_side.run_options(side_by_side.SIDES[side], REPO / "examples" / model, d)
+    if side_by_side.SIDES[side].stock_priors:  # the variant's surrogate is the side's priors
+        variant = config["algorithm_options"][config["algorithms"][0]]
+        assert variant["preset"] == algorithm and config["benchmarks"] == ["ackley"]
+        assert {"surrogate": variant["surrogate"]} == options["algorithm_options"]
     assert side_by_side.SIDES[side].algorithm == algorithm
-    entry = config["compute_per_algorithm"][algorithm]
+    entry = config["compute_per_algorithm"][config["algorithms"][0]]
     assert entry == {"compute": "polynomial", "polynomial": options["polynomial"]}
     assert {k: config[k] for k in ("cost_table", "warmup", "speeds")} == {
         "cost_table": options["cost_table"], "warmup": options["warmup"],
