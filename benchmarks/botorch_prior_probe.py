@@ -26,7 +26,6 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 from tvbo.blas_kernel import pin_kernel
 
@@ -42,14 +41,6 @@ TRAPPED = 0.1
 #: the variants this probe runs; it only reads the sides ``botorch`` (the plugin, measured) and
 #: ``gp-ucb`` (the laptop profile's price) when side_by_side.py has run them into OUT
 RUN = ("gp-ucb-r", "gp-ucb-rp")
-
-
-def options(variant: str, d: int) -> dict[str, Any]:
-    """``tvbo.simulate``'s options of a variant: the side of the same name's."""
-    sys.path.insert(0, str(REPO / "examples" / "wdbo_public"))
-    import side_by_side
-
-    return side_by_side.run_options(side_by_side.SIDES[variant], MODEL, d)
 
 
 def summary(path: Path) -> tuple[float, float, int, bool]:
@@ -79,22 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
 
-    import tvbo
-    from tvbo import registry
-    from tvbo.results.io import write_run
+    sys.path.insert(0, str(REPO / "examples" / "wdbo_public"))
+    import side_by_side
 
     print("| benchmark | variant | runs | average regret | time-int. regret | queries | trapped |")
     print("|---|---|---|---|---|---|---|")
     for benchmark in args.benchmarks:
-        d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)  # spatial d
         for variant in ("botorch", "gp-ucb", "gp-ucb-r", "gp-ucb-rp"):
             rows = []
             for seed in seeds:
-                path = args.out / variant / f"{benchmark}_s{seed}.nc"
+                path = side_by_side.run_file(args.out, variant, benchmark, seed)
                 if not path.exists() and variant in RUN:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    write_run(tvbo.simulate(benchmark, "gp-ucb", seed=seed,
-                                            **options(variant, d)), path)
+                    side_by_side.make_run(args.out, variant, benchmark, seed, MODEL)
                 if path.exists():
                     rows.append(summary(path))
             if rows:

@@ -156,7 +156,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"side_by_side: bad --seeds {args.seeds!r} (integers or ranges a-b)",
               file=sys.stderr)
         return 2
-    side = SIDES[args.side]
     if (SIDES[args.side].compute.get("compute") == "polynomial") != (args.model is not None):
         priced = ", ".join(n for n, v in SIDES.items() if v.compute.get("compute") == "polynomial")
         print(f"side_by_side: --model R.yaml goes with the sides {priced}, and only with them",
@@ -166,26 +165,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"side_by_side: --model {str(args.model)!r}: no such file", file=sys.stderr)
         return 2
 
+    for seed in seeds:  # seed-major: an interrupted campaign has whole seeds
+        for benchmark in args.benchmarks:
+            if run_file(args.out, args.side, benchmark, seed).exists():
+                continue
+            start = time.perf_counter()
+            ds = make_run(args.out, args.side, benchmark, seed, args.model)
+            print(f"{args.side} {benchmark} seed {seed}: {time.perf_counter() - start:.0f} s wall, "
+                  f"{ds.attrs['n_iterations']} iterations, avg regret "
+                  f"{ds.attrs['average_regret']:.4g}", flush=True)
+    return 0
+
+
+def make_run(out: Path, side: str, benchmark: str, seed: int, model: Path | None):
+    """Simulate the run of ``side`` on ``benchmark`` with ``seed`` and write it to its
+    :func:`run_file`; returns its dataset."""
     # lazy: the --help and bad-argument paths load no numpy
     import tvbo
     from tvbo import registry
     from tvbo.results.io import write_run
 
-    for seed in seeds:  # seed-major: an interrupted campaign has whole seeds
-        for benchmark in args.benchmarks:
-            path = run_file(args.out, args.side, benchmark, seed)
-            if path.exists():
-                continue
-            start = time.perf_counter()
-            d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)
-            ds = tvbo.simulate(benchmark, side.algorithm, seed=seed,
-                               **run_options(side, args.model, d))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_run(ds, path)
-            print(f"{args.side} {benchmark} seed {seed}: {time.perf_counter() - start:.0f} s wall, "
-                  f"{ds.attrs['n_iterations']} iterations, avg regret "
-                  f"{ds.attrs['average_regret']:.4g}", flush=True)
-    return 0
+    d = int(registry.resolve(registry.entry("benchmarks", benchmark)).d)  # spatial dimension
+    ds = tvbo.simulate(benchmark, SIDES[side].algorithm, seed=seed,
+                       **run_options(SIDES[side], model, d))
+    path = run_file(out, side, benchmark, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_run(ds, path)
+    return ds
 
 
 if __name__ == "__main__":
