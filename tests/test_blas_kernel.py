@@ -81,7 +81,7 @@ def test_a_run_under_openblas_s_own_kernel_says_so_once(monkeypatch):
 
     monkeypatch.delenv(blas_kernel.ENV, raising=False)
     monkeypatch.setattr(blas_kernel, "can_run_kernel", lambda *a, **k: True)
-    monkeypatch.setattr(api, "_UNPINNED_WARNED", False)
+    monkeypatch.setattr(api, "_UNPINNED_CHECKED", False)
     with pytest.warns(RuntimeWarning, match="numpy was imported before tvbo") as caught:
         tvbo.simulate("hartmann3", "random-search", max_iterations=16)
     assert "OPENBLAS_CORETYPE=Haswell" in str(caught[0].message)
@@ -93,3 +93,18 @@ def test_a_run_under_openblas_s_own_kernel_says_so_once(monkeypatch):
     monkeypatch.delenv(blas_kernel.ENV)
     monkeypatch.setattr(blas_kernel, "can_run_kernel", lambda *a, **k: False)
     assert blas_kernel.unpinned_message() is None  # a CPU that cannot pin it: nothing to fix
+
+
+def test_unpinned_check_runs_once_per_process(monkeypatch):
+    """The CPU's flags are read by the first simulate of a process only, also where there is
+    nothing to warn about (a CPU that cannot run the pinned kernel)."""
+    import tvbo
+    from tvbo import api
+
+    calls = []
+    monkeypatch.delenv(blas_kernel.ENV, raising=False)
+    monkeypatch.setattr(blas_kernel, "can_run_kernel", lambda *a, **k: calls.append(1) or False)
+    monkeypatch.setattr(api, "_UNPINNED_CHECKED", False)
+    tvbo.simulate("hartmann3", "random-search", max_iterations=16)
+    tvbo.simulate("hartmann3", "random-search", max_iterations=16)
+    assert len(calls) == 1

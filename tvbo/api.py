@@ -178,15 +178,21 @@ def simulate(
     return simulate_checked(run, progress=progress, algorithm=build_algorithm(), stacklevel=3)
 
 
-_UNPINNED_WARNED = False
+_UNPINNED_CHECKED = False
 
 
 def _warn_unpinned(stacklevel: int) -> None:
-    """Warn once per process when OpenBLAS's kernel is not the pinned one (tvbo.blas_kernel)."""
-    global _UNPINNED_WARNED
-    message = None if _UNPINNED_WARNED else unpinned_message()
+    """Warn once per process when OpenBLAS's kernel is not the pinned one (tvbo.blas_kernel).
+
+    Checked once per process, warning or not: the answer cannot change after numpy has loaded
+    OpenBLAS, and the check reads the CPU's flags (``/proc/cpuinfo``), which a job of many runs
+    need not read again for each."""
+    global _UNPINNED_CHECKED
+    if _UNPINNED_CHECKED:
+        return
+    _UNPINNED_CHECKED = True
+    message = unpinned_message()
     if message is not None:
-        _UNPINNED_WARNED = True
         warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 

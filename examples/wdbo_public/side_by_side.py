@@ -75,6 +75,11 @@ class Side:
     #: run with BoTorch's stock model (:func:`botorch_stock_priors`, for the benchmark's d)
     stock_priors: bool = False
 
+    @property
+    def priced(self) -> bool:
+        """Charged a calibrated response-time model (``--model R.yaml``), not its own compute."""
+        return self.compute.get("compute") == "polynomial"
+
 
 SIDES: dict[str, Side] = {
     "public": Side("w-dbo", "W-DBO (public code, measured)", "w-dbo-public",
@@ -125,7 +130,7 @@ def run_options(side: Side, model: Path | None, d: int | None = None) -> dict[st
     charged once per post-warm-up proposal, where the replay also charges the warm-up's
     ingestions (the model's update a_0 each)."""
     options = {**BOLT_B, **side.compute}
-    if side.compute.get("compute") == "polynomial":
+    if side.priced:
         if side.algorithm == "w-dbo-public":
             options["profile"] = str(model)
         else:
@@ -156,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"side_by_side: bad --seeds {args.seeds!r} (integers or ranges a-b)",
               file=sys.stderr)
         return 2
-    if (SIDES[args.side].compute.get("compute") == "polynomial") != (args.model is not None):
-        priced = ", ".join(n for n, v in SIDES.items() if v.compute.get("compute") == "polynomial")
+    if SIDES[args.side].priced != (args.model is not None):
+        priced = ", ".join(name for name, side in SIDES.items() if side.priced)
         print(f"side_by_side: --model R.yaml goes with the sides {priced}, and only with them",
               file=sys.stderr)
         return 2
