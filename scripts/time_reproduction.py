@@ -9,9 +9,12 @@ one at a time, in the spec's order (the workflow's default campaign first), each
 that ``reproduction`` runs. Per campaign it records wall seconds and the CPU seconds (user +
 system) of every process Snakemake started, with the commit, in
 ``results/reproduction_timing.yaml``. A campaign already timed is skipped, so an interrupted
-regeneration resumes at the first campaign not built. A campaign whose results exist but were
-never timed stops the script: its time is unknown, and a sum without it would understate the
-regeneration (delete its results folder, or pass ``--untimed-ok`` to leave it out and say so).
+regeneration resumes at the first campaign not built; the campaign that was building when it was
+interrupted holds some of its run files and stops the script until its folder is deleted (resumed,
+its time would count only the rest), and a lock the killed build left names its fix. A campaign
+whose results exist but were never timed stops the script: its time is unknown, and a sum without
+it would understate the regeneration (delete its results folder, or pass ``--untimed-ok`` to
+leave it out and say so).
 
 With every campaign built, it writes the provenance file (``--provenance-out``, by default
 ``config/reproduction_provenance.yaml``, the committed record the report's header prints): the
@@ -97,6 +100,34 @@ def write_timing(timing: dict[str, dict]) -> None:
     os.replace(partial, TIMING)
 
 
+def leftover(results: Path, name: str) -> str | None:
+    """What an untimed campaign's results folder already holds: ``"built"`` (its campaign file),
+    ``"partial"`` (run files of a build that was interrupted: resuming it would time only the
+    rest, and understate the campaign) or ``None`` (nothing: it can be timed)."""
+    folder = results / name
+    if (folder / "campaign.nc").is_file():
+        return "built"
+    if (folder / "runs").is_dir() and any((folder / "runs").rglob("*.nc")):
+        return "partial"
+    return None
+
+
+#: what Snakemake prints when an earlier build, killed, left its lock behind
+LOCK_MESSAGE = "Directory cannot be locked"
+
+
+def failure_hint(log: Path) -> str:
+    """A line for the user when the build's log shows a known cause (a stale lock), else ``""``."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    if LOCK_MESSAGE in text:
+        return ("; Snakemake found the lock of an earlier build (killed?): if no other snakemake "
+                "runs in this folder, `snakemake --unlock --cores 1`, then run this again")
+    return ""
+
+
 def snakemake(cores: int, *targets: str) -> list[str]:
     return [sys.executable, "-m", "snakemake", "--cores", str(cores), "--rerun-incomplete",
             *targets]
@@ -128,19 +159,25 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.campaigns or names:
         if name in timing:
             continue
-        if Path(f"results/{name}/campaign.nc").is_file():
+        state = leftover(Path("results"), name)
+        if state == "built":
             if not args.untimed_ok:
                 print(f"time_reproduction: results/{name}/campaign.nc exists but was never timed: "
                       f"delete results/{name}/ or pass --untimed-ok", file=sys.stderr)
                 return 2
             untimed.append(name)
             continue
+        if state == "partial":
+            print(f"time_reproduction: results/{name}/ holds run files of an interrupted build, "
+                  f"never timed: resuming would time only the rest; delete results/{name}/ "
+                  f"and run this again", file=sys.stderr)
+            return 2
         print(f"time_reproduction: building {name} ...", flush=True)
-        code, wall, cpu = timed(snakemake(args.cores, f"results/{name}/campaign.nc"),
-                                Path(f"results/logs/time_reproduction_{name}.log"))
+        log = Path(f"results/logs/time_reproduction_{name}.log")
+        code, wall, cpu = timed(snakemake(args.cores, f"results/{name}/campaign.nc"), log)
         if code:
-            print(f"time_reproduction: {name} failed (exit {code}); see "
-                  f"results/logs/time_reproduction_{name}.log", file=sys.stderr)
+            print(f"time_reproduction: {name} failed (exit {code}); see {log}{failure_hint(log)}",
+                  file=sys.stderr)
             return code
         timing[name] = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "commit": commit(),
                         "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}

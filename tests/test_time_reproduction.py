@@ -28,3 +28,35 @@ def test_an_unknown_campaign_stops_it_before_any_build() -> None:
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("time_reproduction: unknown campaign(s) nope; valid: quickstart")
+
+
+def _script():
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import time_reproduction
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    return time_reproduction
+
+
+def test_an_interrupted_build_is_told_apart_from_a_built_and_an_empty_campaign(tmp_path) -> None:
+    """Resuming a build killed half-way would time only its rest: its run files stop it."""
+    script = _script()
+    assert script.leftover(tmp_path, "c") is None
+    (tmp_path / "c" / "runs" / "shekel" / "gp-ucb").mkdir(parents=True)
+    (tmp_path / "c" / "reproduction_overrides.yaml").write_text("seeds: [0]\n")
+    assert script.leftover(tmp_path, "c") is None  # folders and the overlay: nothing run yet
+    (tmp_path / "c" / "runs" / "shekel" / "gp-ucb" / "seed0_speed1.0.nc").write_bytes(b"")
+    assert script.leftover(tmp_path, "c") == "partial"
+    (tmp_path / "c" / "campaign.nc").write_bytes(b"")
+    assert script.leftover(tmp_path, "c") == "built"
+
+
+def test_a_stale_lock_names_its_fix(tmp_path) -> None:
+    script = _script()
+    log = tmp_path / "build.log"
+    log.write_text("LockException:\nError: Directory cannot be locked. Please make sure ...\n")
+    assert "snakemake --unlock" in script.failure_hint(log)
+    log.write_text("MissingInputException in rule simulate\n")
+    assert script.failure_hint(log) == ""
+    assert script.failure_hint(tmp_path / "absent.log") == ""
