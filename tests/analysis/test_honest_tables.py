@@ -91,6 +91,12 @@ def test_format_mean_se() -> None:
     assert format_mean_se(110.0, 10.0) == "110 ± 10"
     assert format_mean_se(2.51, float("nan")) == "2.51"
     assert format_mean_se(1.0, 0.0001) == "1.00 ± 0.0001"
+    # ten equal values (a reference policy's score in every seed): the round-off is no spread
+    values = np.full(10, 2 / np.pi)
+    mean, se = float(np.mean(values)), float(np.std(values, ddof=1) / np.sqrt(10))
+    assert format_mean_se(mean, se) == "0.637 ± 0.000"
+    assert format_mean_se(0.636, 4e-17) == "0.636 ± 0.000"
+    assert format_mean_se(0.636, 4e-9) == "0.636 ± 0.000000004"  # a real spread, however small
 
 
 # -- the files ----------------------------------------------------------------------------------

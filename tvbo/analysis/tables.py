@@ -164,12 +164,18 @@ def decimals_for(x: float, digits: int) -> int:
     return max(digits - 1 - math.floor(math.log10(abs(x))), 0)
 
 
+#: an s.e. at most this fraction of its mean is the round-off of averaging equal floats (a few
+#: units in the last place of the mean, about 1e-16 of it), shown as 0
+ROUND_OFF_SE = 1e-12
+
+
 def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
     """``"2.51 ± 0.06"``: ``digits`` significant digits for the mean, se to the same decimals.
 
     The shared decimals make the ± readable at a glance (as in the papers' tables); an se that
-    would round to zero is shown with one significant digit instead. Huge or tiny means use
-    scientific notation.
+    would round to zero is shown with one significant digit instead, unless it is the round-off
+    of equal values (at most :data:`ROUND_OFF_SE` of the mean: a reference policy that scores
+    the same in every seed), which is 0. Huge or tiny means use scientific notation.
     """
     if not math.isfinite(mean):
         return "n/a"
@@ -180,6 +186,8 @@ def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
     text = f"{mean:.{decimals}f}"
     if not math.isfinite(se):
         return text
+    if se <= ROUND_OFF_SE * abs(mean):
+        se = 0.0  # equal values whose mean and spread picked up round-off: no spread to show
     se_text = f"{se:.{decimals}f}"
     if se > 0 and float(se_text) == 0:
         se_text = f"{se:.{decimals_for(se, 1)}f}"
