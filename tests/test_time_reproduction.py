@@ -11,13 +11,18 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "time_reproduction.py"
 
 
-def test_campaign_names_are_the_default_then_the_specs_in_order() -> None:
+def _script():
+    """scripts/time_reproduction.py as a module (scripts/ is not a package)."""
     sys.path.insert(0, str(REPO / "scripts"))
     try:
-        from time_reproduction import campaign_names
+        import time_reproduction
     finally:
         sys.path.remove(str(REPO / "scripts"))
-    names = campaign_names(REPO / "config" / "reproduction.yaml")
+    return time_reproduction
+
+
+def test_campaign_names_are_the_default_then_the_specs_in_order() -> None:
+    names = _script().campaign_names(REPO / "config" / "reproduction.yaml")
     assert names[0] == "quickstart"  # config/config.yaml's campaign, a dependency of the target
     assert names[1:3] == ["bolt_paper_offline-day", "bolt_paper_heldout_offline-day"]
     assert len(names) == len(set(names)) and "wdbo_public_price" in names
@@ -28,15 +33,6 @@ def test_an_unknown_campaign_stops_it_before_any_build() -> None:
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("time_reproduction: unknown campaign(s) nope; valid: quickstart")
-
-
-def _script():
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        import time_reproduction
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
-    return time_reproduction
 
 
 def test_an_interrupted_build_is_told_apart_from_a_built_and_an_empty_campaign(tmp_path) -> None:
