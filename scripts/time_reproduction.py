@@ -100,6 +100,26 @@ def write_timing(timing: dict[str, dict]) -> None:
     os.replace(partial, TIMING)
 
 
+def provenance_record(timing: dict[str, dict], names: list[str], cores: int,
+                      untimed: list[str]) -> dict:
+    """The report's record of the regeneration: the spec's campaigns (``names``) and the report
+    step, in that order. A timed campaign the spec no longer names (a replicate replaced by a
+    fresh one) stays in the timing file but is not part of this regeneration, so it is neither
+    summed nor listed."""
+    kept = {name: timing[name] for name in [*names, "report"] if name in timing}
+    provenance = {
+        "command": COMMAND.format(cores=cores),
+        "commit": ", ".join(sorted({str(t["commit"]) for t in kept.values()})),
+        "wall_time_s": round(sum(float(t["wall_s"]) for t in kept.values())),
+        "machine": f"{os.cpu_count()} cores, {platform.machine()}",
+        "campaigns": {name: {"wall_s": t["wall_s"], "cpu_s": t["cpu_s"]}
+                      for name, t in kept.items()},
+    }
+    if untimed:
+        provenance["untimed"] = untimed
+    return provenance
+
+
 def leftover(results: Path, name: str) -> str | None:
     """What an untimed campaign's results folder already holds: ``"built"`` (its campaign file),
     ``"partial"`` (run files of a build that was interrupted: resuming it would time only the
@@ -194,17 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     timing.setdefault("report", {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                                  "commit": commit()})
     write_timing(timing)
-    commits = sorted({str(t["commit"]) for t in timing.values()})
-    provenance = {
-        "command": COMMAND.format(cores=args.cores),
-        "commit": ", ".join(commits),
-        "wall_time_s": round(sum(float(t["wall_s"]) for t in timing.values())),
-        "machine": f"{os.cpu_count()} cores, {platform.machine()}",
-        "campaigns": {name: {"wall_s": t["wall_s"], "cpu_s": t["cpu_s"]}
-                      for name, t in timing.items()},
-    }
-    if untimed:
-        provenance["untimed"] = untimed
+    provenance = provenance_record(timing, names, args.cores, untimed)
     args.provenance_out.write_text(
         "# The last full regeneration of docs/reproduction.md (scripts/time_reproduction.py):\n"
         "# printed in the report's header as given, so the same run files give the same bytes.\n"

@@ -56,3 +56,17 @@ def test_a_stale_lock_names_its_fix(tmp_path) -> None:
     log.write_text("MissingInputException in rule simulate\n")
     assert script.failure_hint(log) == ""
     assert script.failure_hint(tmp_path / "absent.log") == ""
+
+
+def test_the_provenance_sums_the_specs_campaigns_only() -> None:
+    """A campaign timed earlier but no longer in the spec (a replaced replicate) is not summed."""
+    script = _script()
+    timing = {"old_replicate": {"wall_s": 500.0, "cpu_s": 900.0, "commit": "aaa"},
+              "b": {"wall_s": 20.0, "cpu_s": 30.0, "commit": "ccc"},
+              "a": {"wall_s": 10.0, "cpu_s": 15.0, "commit": "bbb"},
+              "report": {"wall_s": 5.0, "cpu_s": 6.0, "commit": "ccc"}}
+    record = script.provenance_record(timing, ["a", "b"], 2, [])
+    assert record["wall_time_s"] == 35
+    assert list(record["campaigns"]) == ["a", "b", "report"]
+    assert record["commit"] == "bbb, ccc" and "untimed" not in record
+    assert script.provenance_record(timing, ["a"], 2, ["c"])["untimed"] == ["c"]
