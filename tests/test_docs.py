@@ -48,3 +48,25 @@ def test_the_api_reference_is_not_empty() -> None:
 def test_api_reference_modules_import(page: str, module: str) -> None:
     imported = importlib.import_module(module)
     assert (imported.__doc__ or "").strip(), f"{module} ({page}) has no module docstring"
+
+
+#: an absolute path: a slash that starts a token, followed by two or more path components (not
+#: inside a URL, nor a relative path after a placeholder such as ``results/<campaign>/figures/``)
+_ABSOLUTE = re.compile(r"(?<![\w.:/~\-\]\)>}*])(/[A-Za-z_][\w.\-]*/[\w.\-/]*)")
+#: the file types a reader opens: the generated reports (docs/reproduction.md,
+#: docs/side-by-side.md) and the configs they name are among them
+_TEXT_SUFFIXES = {".md", ".yaml", ".yml", ".csv", ".rst", ".txt", ".html", ".json"}
+
+
+def test_no_committed_document_names_a_machine_path() -> None:
+    """Why: a page that says where one machine keeps its files (``/work/...``, ``/home/...``)
+    cannot be followed on another, and a generated report that prints one changes its bytes with
+    the folder it was built in (issue 22's "no absolute path under docs/")."""
+    files = [REPO / "README.md", *(p for root in ("docs", "config")
+                                   for p in sorted((REPO / root).rglob("*"))
+                                   if p.suffix in _TEXT_SUFFIXES)]
+    found = [f"{path.relative_to(REPO)}:{number}: {match}"
+             for path in files
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             for match in _ABSOLUTE.findall(line)]
+    assert not found, "absolute paths in committed documents:\n" + "\n".join(found)
