@@ -123,7 +123,8 @@ def test_provenance_with_timed_builds_goes_into_the_header_and_the_campaigns_tab
         "untimed": ["heldout_fake"]}))
     text = write_report(tmp_path / "a.md", spec, fake / "results",
                         provenance=provenance).read_text()
-    assert ("1 h 02 min wall time on 2 cores, x86_64 (campaigns and report, from a clean results "
+    assert ("at commit `abc1234`, 1 h 02 min wall time (2 h 01 min CPU) on 2 cores, x86_64 "
+            "(campaigns and report, from a clean results "
             "folder; the sum of the builds below, each timed on its own; not counted, built "
             "without timing: heldout_fake)") in text
     assert ("`quickstart` 1 min 40 s wall / 3 min 10 s CPU; `report` 0 min 25 s wall / "
@@ -131,6 +132,12 @@ def test_provenance_with_timed_builds_goes_into_the_header_and_the_campaigns_tab
     assert "| build: wall / CPU |" in text
     row = next(line for line in text.splitlines() if line.startswith("| bolt_fake |"))
     assert row.endswith("| 1 h 00 min / 1 h 58 min |")
+    # builds resumed at later commits: every commit named, as commits
+    record = yaml.safe_load(provenance.read_text())
+    provenance.write_text(yaml.safe_dump({**record, "commit": "abc1234, def5678"}))
+    text = write_report(tmp_path / "b.md", spec, fake / "results",
+                        provenance=provenance).read_text()
+    assert "at commits `abc1234, def5678`, 1 h 02 min wall time" in text
 
 
 @pytest.mark.parametrize(("extra", "message"), [

@@ -91,8 +91,13 @@ def _header(
         untimed = provenance.get("untimed") or []
         if untimed:
             how += "; not counted, built without timing: " + ", ".join(untimed)
-        lines += [f"Regeneration: `{provenance['command']}` at commit `{provenance['commit']}`, "
-                  f"{_duration(float(provenance['wall_time_s']))} wall time on "
+        # the CPU sum does not depend on what else the machine ran during a build; the wall
+        # time does, so both are printed
+        cpu = (f" ({_duration(sum(cpu for _, cpu in builds.values()))} CPU)" if builds else "")
+        commits = str(provenance["commit"])
+        at = f"commits `{commits}`" if "," in commits else f"commit `{commits}`"
+        lines += [f"Regeneration: `{provenance['command']}` at {at}, "
+                  f"{_duration(float(provenance['wall_time_s']))} wall time{cpu} on "
                   f"{provenance['machine']} ({how}).", ""]
         named = {source.spec.name for source in campaigns.sources.values()}
         others = [f"`{name}` {_duration(wall)} wall / {_duration(cpu)} CPU"
