@@ -62,12 +62,20 @@ def campaign_names(spec_path: Path) -> list[str]:
     return names
 
 
-def commit() -> str:
-    """The short commit of the working tree, with ``+dirty`` when it has uncommitted changes."""
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+#: the committed files the regeneration itself rewrites: the report (Snakemake deletes a job's
+#: output before the job runs) and the provenance record
+WRITTEN = ("docs/reproduction.md", "config/reproduction_provenance.yaml")
+
+
+def commit(root: Path = ROOT) -> str:
+    """The short commit of the working tree, with ``+dirty`` when it has uncommitted changes
+    other than the files the regeneration writes (:data:`WRITTEN`): the report's own build
+    deletes ``docs/reproduction.md`` first, which says nothing about the code that built it."""
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip() or "unknown"
     dirty = subprocess.run(
-        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".",
+         *(f":(exclude){path}" for path in WRITTEN)],
         capture_output=True, text=True, check=False).stdout.strip()
     return head + ("+dirty" if dirty else "")
 

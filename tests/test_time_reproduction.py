@@ -70,3 +70,27 @@ def test_the_provenance_sums_the_specs_campaigns_only() -> None:
     assert list(record["campaigns"]) == ["a", "b", "report"]
     assert record["commit"] == "bbb, ccc" and "untimed" not in record
     assert script.provenance_record(timing, ["a"], 2, ["c"])["untimed"] == ["c"]
+
+
+def test_the_commit_is_dirty_for_code_changes_not_for_the_files_the_regeneration_writes(
+        tmp_path: Path) -> None:
+    """The report's build deletes docs/reproduction.md before writing it again: a record taken
+    then must name the commit, not "+dirty"; any other change must still show."""
+    script = _script()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    for path in [*script.WRITTEN, "tvbo/code.py"]:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c")
+    clean = script.commit(tmp_path)
+    assert clean and "+dirty" not in clean
+    (tmp_path / "docs" / "reproduction.md").unlink()
+    (tmp_path / "config" / "reproduction_provenance.yaml").write_text("y\n")
+    assert script.commit(tmp_path) == clean
+    (tmp_path / "tvbo" / "code.py").write_text("y\n")
+    assert script.commit(tmp_path) == clean + "+dirty"
