@@ -144,6 +144,8 @@ def shipped_configs() -> list[Any]:
     campaign of the reproduction spec with its overrides."""
     out = []
     for path in sorted((REPO / "config").glob("*.yaml")):
+        if path.name.endswith("_provenance.yaml"):  # a spec's regeneration record, no config
+            continue
         data = yaml.safe_load(path.read_text())
         if path.name == "reproduction.yaml":  # a spec of campaigns, not a workflow config
             for name, entry in data["campaigns"].items():
