@@ -64,7 +64,8 @@ def campaign_names(spec_path: Path) -> list[str]:
 
 #: the committed files the regeneration itself rewrites: the report (Snakemake deletes a job's
 #: output before the job runs) and the provenance record
-WRITTEN = ("docs/reproduction.md", "config/reproduction_provenance.yaml")
+REPORT, PROVENANCE = "docs/reproduction.md", "config/reproduction_provenance.yaml"
+WRITTEN = (REPORT, PROVENANCE)
 
 
 def commit(root: Path = ROOT) -> str:
@@ -166,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, required=True)
     parser.add_argument("--spec", type=Path, default=Path("config/reproduction.yaml"))
     parser.add_argument("--provenance-out", type=Path,
-                        default=Path("config/reproduction_provenance.yaml"))
+                        default=Path(PROVENANCE))
     parser.add_argument("--campaigns", nargs="+", metavar="NAME",
                         help="build only these campaigns (results folder names), in this order, "
                              "then stop: a sitting too short for the whole regeneration builds "
