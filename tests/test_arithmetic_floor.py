@@ -33,12 +33,13 @@ def run_file(tmp_path_factory) -> Path:
 
 
 def test_counts_are_the_run_files_fits_and_post_warmup_acquisitions(floor, run_file):
-    fits, scores = floor._counts(run_file)
+    fits, scores, cpu = floor._counts(run_file)
     with xr.open_dataset(run_file) as ds:
         n_data = ds["fit_n_data"].values.ravel()
         n_evals = ds["fit_n_evals"].values.ravel()
         sizes = ds["dataset_size"].values.ravel()
         warm = ds["is_warmup"].values.ravel().astype(bool)
+        assert cpu == ds.attrs["run_cpu_seconds"] > 0
     assert len(n_data) > 0 and sum(fits.values()) == int(n_evals.sum())
     for n in set(n_data.tolist()):
         assert fits[int(n)] == int(n_evals[n_data == n].sum())
