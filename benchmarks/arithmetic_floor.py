@@ -194,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nall campaigns: {p['fit_evals']:.0f} LML evaluations "
           f"({p['fit_flop_count']:.3g} flops), {p['scored_points']:.0f} scored raw samples "
           f"({p['score_flop_count']:.3g} flops)")
+    if total_fits:
+        sizes = np.array(sorted(total_fits))
+        share = np.cumsum([total_fits[n] for n in sizes]) / sum(total_fits.values())
+        print("  the fits' dataset size n at the median evaluation "
+              f"{sizes[np.searchsorted(share, 0.5)]}, at the 90th percentile "
+              f"{sizes[np.searchsorted(share, 0.9)]}")
     for part in ("fit", "score"):
         print(f"  {part + 's':7s} lapack {p[part + '_lapack']:8.0f} s   "
               f"flops {p[part + '_flops']:8.0f} s   peak {p[part + '_peak']:8.0f} s")
