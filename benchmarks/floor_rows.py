@@ -29,7 +29,7 @@ import xarray as xr
 from tvbo.algorithms.reference import policies
 from tvbo.api import simulate
 from tvbo.benchmarks.oracle import clear_polish_memos
-from tvbo.results.schema import COST_ATTRIBUTES
+from tvbo.results.schema import RUN_FILE_ONLY_ATTRIBUTES
 from tvbo.sim.engine import Engine
 
 DEFAULT_CELLS = ("powell:centre", "powell:best-static", "powell:random-search", "ackley:centre")
@@ -48,7 +48,7 @@ def _run(benchmark: str, algorithm: str, options: dict, *, loop: bool
         seconds = time.process_time() - start
     finally:
         Engine.open_loop = saved  # type: ignore[method-assign]
-    for key in COST_ATTRIBUTES:
+    for key in RUN_FILE_ONLY_ATTRIBUTES:
         ds.attrs.pop(key, None)
     return seconds, ds
 

@@ -7,6 +7,7 @@ state a previous run could leave behind in the interpreter would show as a diffe
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import xarray as xr
 
 from tests.workflow.test_workflow import load_test_config, planned_jobs, snakemake, validate_config
 from tvbo.cli import main
-from tvbo.results.schema import COST_ATTRIBUTES
+from tvbo.results.schema import CODE_ATTRIBUTE, COST_ATTRIBUTES
 
 REPO = Path(__file__).resolve().parents[1]
 #: a short run with fits, removals and an oracle table (hartmann3 gets one in the workflow)
@@ -46,6 +47,8 @@ def test_run_many_writes_the_files_of_separate_runs(tmp_path: Path) -> None:
         for ds in (a, b):  # the run's own CPU and wall seconds differ from process to process
             for name in COST_ATTRIBUTES:
                 assert ds.attrs.pop(name) >= 0.0
+            # the code record holds what the process had loaded: more after a first run
+            assert "tvbo.algorithms.bolt.parts" in json.loads(ds.attrs.pop(CODE_ATTRIBUTE))
         assert a.identical(b), seed  # every other variable, coordinate and attribute
         assert a["seed"].values.tolist() == [int(seed)]
 

@@ -32,7 +32,8 @@ from tvbo.benchmarks.oracle_table import (
     write_oracle_table,
 )
 from tvbo.blas_kernel import pinned_kernel, unpinned_message
-from tvbo.results.schema import RUN_KEYS
+from tvbo.results.code_record import loaded_code
+from tvbo.results.schema import CODE_ATTRIBUTE, RUN_KEYS
 from tvbo.runspec import RUN_SPEC, CheckedRun, check_run_options
 from tvbo.sim.compute import make_compute_model
 from tvbo.sim.engine import Engine
@@ -300,6 +301,10 @@ def simulate_checked(run: CheckedRun, *, progress: Callable[[float, float, int],
         # the GP's escalation count, as the algorithm reported it in its last recorded state
         jitter_events=int(recorder.state[-1].get("jitter_events", 0)) if len(recorder) else 0,
     )
+    # the code the run executed: tvbo's modules and those of a plugin's own package, as loaded
+    # now (tvbo.results.code_record; `tvbo stale` compares it with the source later)
+    packages = {"tvbo", *(type(obj).__module__.partition(".")[0] for obj in (algo, bench))}
+    ds.attrs[CODE_ATTRIBUTE] = json.dumps(loaded_code(packages), separators=(",", ":"))
     label = parallel_label(algo.name, options.evaluators, options.overlap)
     keys = {"benchmark": [bench.name], "algorithm": [label], "seed": [int(seed)],
             "speed": [float(model.speed)]}

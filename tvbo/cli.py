@@ -569,6 +569,52 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stale(args: argparse.Namespace) -> int:
+    """List the run files a change of the code has made stale; ``--delete`` removes them (and
+    the campaign files and oracle tables built beside them) so that Snakemake rebuilds them."""
+    # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
+    from tvbo.results.code_record import campaign_folder, check_runs
+
+    try:
+        verdicts = check_runs(args.paths)
+    except FileNotFoundError as err:
+        raise UsageError(str(err)) from None
+    stale = {p: c for p, c in verdicts.items() if c}
+    unrecorded = [p for p, c in verdicts.items() if c is None]
+    current = len(verdicts) - len(stale) - len(unrecorded)
+    print(f"{len(verdicts)} run files: {len(stale)} stale, {len(unrecorded)} without a code "
+          f"record (made before tvbo recorded the code a run executes), {current} current")
+    groups: dict[tuple[str, str], list[list[str]]] = {}
+    for path, changed in stale.items():
+        folder = campaign_folder(path) or path.parent
+        groups.setdefault((str(folder), path.parent.name), []).append(changed)
+    for (folder, algorithm), changes in sorted(groups.items()):
+        modules = sorted({m for changed in changes for m in changed})
+        more = f" and {len(modules) - 4} more" if len(modules) > 4 else ""
+        shown = ", ".join(modules[:4]) + more
+        print(f"  {folder}: {algorithm}, {len(changes)} stale (changed: {shown})")
+    if not args.delete:
+        if stale or (unrecorded and args.unrecorded):
+            print("remove them with --delete; the next snakemake run rebuilds exactly those")
+        return 0
+    doomed = [*stale, *(unrecorded if args.unrecorded else [])]
+    folders = sorted({f for f in map(campaign_folder, doomed) if f is not None})
+    removed = 0
+    for path in doomed:
+        path.unlink(missing_ok=True)
+        removed += 1
+    built = []  # what the workflow built from those runs' code: the merge and the f*(t) tables
+    for folder in folders:
+        built += [folder / "campaign.nc", *sorted((folder / "oracles").glob("*.npz"))]
+    for path in built:
+        if path.is_file():
+            path.unlink()
+            print(f"  removed {path}")
+    print(f"removed {removed} run files; `snakemake` now rebuilds them, their campaign files and "
+          "the reports above them")
+    return 0
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     """Write the papers' regret tables: CSV, Markdown, LaTeX and the normalised values."""
     # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
@@ -1051,6 +1097,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="provenance the run files do not record, stored in the model with "
                    "--from-runs (e.g. the commit and machine that made the runs)")
     p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser(
+        "stale", help="list (or delete) the run files a change of the code has made stale",
+        description="Compare the code each run file recorded (the sha256 of every tvbo module "
+        "the run had loaded) with the source as it is now, and list the runs whose code "
+        "changed. With --delete, remove them, and the campaign file and f*(t) tables of each "
+        "campaign that held one, so that the next `snakemake` rebuilds exactly what changed.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="run files, or folders searched for them (e.g. results/)")
+    p.add_argument("--delete", action="store_true",
+                   help="remove the stale run files and what the workflow built from them")
+    p.add_argument("--unrecorded", action="store_true",
+                   help="treat run files without a code record (made before tvbo recorded it) "
+                   "as stale too")
+    p.set_defaults(func=cmd_stale)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")
     p.add_argument("runs", nargs="+", metavar="RUN.nc", help="run files")

@@ -25,7 +25,7 @@ from tvbo.benchmarks import make
 from tvbo.benchmarks import oracle_table as ot
 from tvbo.benchmarks.oracle import REFINE_RTOL, TimeGridOracle
 from tvbo.cli import main
-from tvbo.results.schema import COST_ATTRIBUTES
+from tvbo.results.schema import CODE_ATTRIBUTE, COST_ATTRIBUTES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "oracle_baseline.json"
 OPTS = {"horizon": 30.0, "cost": 0.5}
@@ -85,6 +85,8 @@ def test_run_with_table_is_bit_identical(table_path: Path) -> None:
     for ds in (shared, again):  # the runs' own CPU and wall seconds differ from run to run
         for name in COST_ATTRIBUTES:
             assert ds.attrs.pop(name) >= 0.0
+        # and so may the code record (what the process had loaded by then)
+        assert "tvbo.benchmarks.oracle_table" in json.loads(ds.attrs.pop(CODE_ATTRIBUTE))
     assert shared.attrs == again.attrs
 
 

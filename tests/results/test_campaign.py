@@ -12,7 +12,7 @@ import xarray as xr
 from tests.fake_runs import ALGORITHMS, BENCHMARKS, SEEDS, make_run, write_fake_campaign
 from tvbo.results.campaign import merge_runs, read_campaign, runs_table, write_campaign
 from tvbo.results.io import read_run, validate_run, write_run
-from tvbo.results.schema import COST_ATTRIBUTES, PRESENT_VARIABLE, RUN_KEYS
+from tvbo.results.schema import CODE_ATTRIBUTE, COST_ATTRIBUTES, PRESENT_VARIABLE, RUN_KEYS
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -212,19 +212,20 @@ def test_merge_rejects_empty_and_duplicates(tmp_path: Path, run_paths: list[Path
         merge_runs([*run_paths, copy])
 
 
-def test_merge_drops_the_machine_cost_of_each_run(tmp_path: Path) -> None:
-    """The same runs made twice differ only in their CPU and wall seconds; their campaign files
-    must not differ at all."""
+def test_merge_drops_the_machine_cost_and_code_record_of_each_run(tmp_path: Path) -> None:
+    """The same runs made twice differ only in their CPU and wall seconds and in the modules
+    their processes had loaded; their campaign files must not differ at all."""
     paths = []
     for making in (1, 2):
         runs = []
         for seed in (0, 1):
             run = make_run("shekel", "bolt", seed)
             run.attrs.update({name: 1.5 * making + seed for name in COST_ATTRIBUTES})
+            run.attrs[CODE_ATTRIBUTE] = f'{{"tvbo": "{making}{seed}"}}'
             runs.append(write_run(run, tmp_path / f"m{making}" / f"seed{seed}.nc"))
         paths.append(write_campaign(merge_runs(runs), tmp_path / f"campaign{making}.nc"))
     campaign = read_campaign(paths[0])
-    for name in COST_ATTRIBUTES:
+    for name in (*COST_ATTRIBUTES, CODE_ATTRIBUTE):
         assert name not in campaign.attrs and f"attr_{name}" not in campaign
     assert paths[0].read_bytes() == paths[1].read_bytes()
 

@@ -11,13 +11,13 @@ import xarray as xr
 
 from tvbo.algorithms import make
 from tvbo.api import simulate
-from tvbo.results.schema import COST_ATTRIBUTES
+from tvbo.results.schema import RUN_FILE_ONLY_ATTRIBUTES
 from tvbo.sim.engine import Engine
 
 
 def _without_cost(ds: xr.Dataset) -> xr.Dataset:
     ds = ds.copy()
-    for key in COST_ATTRIBUTES:
+    for key in RUN_FILE_ONLY_ATTRIBUTES:
         ds.attrs.pop(key, None)
     return ds
 

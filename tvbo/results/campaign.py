@@ -42,10 +42,10 @@ import xarray as xr
 from tvbo.results.io import NETCDF_ENGINE, write_netcdf_atomic
 from tvbo.results.schema import (
     ATTRIBUTE_PREFIX,
-    COST_ATTRIBUTES,
     FIT_DIMENSION,
     FIT_PREFIX,
     PRESENT_VARIABLE,
+    RUN_FILE_ONLY_ATTRIBUTES,
     RUN_KEYS,
 )
 from tvbo.results.validate import MIXED_ALLOWED_ATTRIBUTE, load_runs, parse_allow_mixed
@@ -162,12 +162,12 @@ def _move_conflicting_attributes(runs: list[_Run]) -> list[str]:
 
     Attributes that shadow a run-level data variable of the same name (``average_regret``,
     ``n_iterations``, ...) are dropped instead: the variable already holds the per-run value.
-    Returns the names moved to variables. The machine's cost of each run
-    (:data:`~tvbo.results.schema.COST_ATTRIBUTES`) is dropped first: it differs between two
-    makings of the same run, and a campaign must not.
+    Returns the names moved to variables. The machine's cost of each run and the code it
+    recorded (:data:`~tvbo.results.schema.RUN_FILE_ONLY_ATTRIBUTES`) are dropped first: they
+    differ between two makings of the same run, and a campaign must not.
     """
     for run in runs:
-        for name in COST_ATTRIBUTES:
+        for name in RUN_FILE_ONLY_ATTRIBUTES:
             run.attrs.pop(name, None)
     names = sorted({n for run in runs for n in run.attrs})
     conflicting = []

@@ -119,3 +119,12 @@ COST_ATTRIBUTES: dict[str, str] = {
     "run_cpu_seconds": "process CPU seconds (user + system) of the simulation and its f*",
     "run_wall_seconds": "wall seconds of the simulation and its f*",
 }
+#: the global attribute with the code a run executed (tvbo.results.code_record): the sha256 of
+#: every module file of tvbo (and of the algorithm's and benchmark's own packages, for a plugin)
+#: loaded in the process when the run ended, as JSON ``{module: digest}``. It says which runs a
+#: code change makes stale (``tvbo stale``). It depends on what the process had loaded before
+#: (a notebook may have imported more of tvbo), so, like the cost, it is an attribute of the run
+#: file only: never in the digests, and dropped when runs are merged.
+CODE_ATTRIBUTE = "code_sha256"
+#: every attribute a run file holds that a campaign does not: the machine's cost and the code record
+RUN_FILE_ONLY_ATTRIBUTES: tuple[str, ...] = (*COST_ATTRIBUTES, CODE_ATTRIBUTE)
