@@ -85,7 +85,11 @@ def write_oracle(
                        "noise_var": noise_var, "benchmark_options": benchmark_options})
     bench = _make_benchmark(benchmark, horizon=horizon, cost_table=cost_table, cost=cost,
                             noise_var=noise_var, benchmark_options=benchmark_options)
-    return write_oracle_table(build_oracle_table(bench), out)
+    table = build_oracle_table(bench)
+    # the code that built it, as a run records its own (informational, never checked on load;
+    # `tvbo stale` compares it with the source)
+    table.header[CODE_ATTRIBUTE] = loaded_code({"tvbo", type(bench).__module__.partition(".")[0]})
+    return write_oracle_table(table, out)
 
 
 def _load_plugins_for(benchmark: object, algorithm: object) -> None:

@@ -570,8 +570,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_stale(args: argparse.Namespace) -> int:
-    """List the run files a change of the code has made stale; ``--delete`` removes them (and
-    the campaign files and oracle tables built beside them) so that Snakemake rebuilds them."""
+    """List the run files and f*(t) tables a change of the code has made stale; ``--delete``
+    removes them (and the campaign files merged from them) so that Snakemake rebuilds them."""
     # lazy: start-up cost: tvbo --help loads no numpy (tests/test_startup.py)
     from tvbo.results.code_record import campaign_folder, check_runs
 
@@ -582,36 +582,36 @@ def cmd_stale(args: argparse.Namespace) -> int:
     stale = {p: c for p, c in verdicts.items() if c}
     unrecorded = [p for p, c in verdicts.items() if c is None]
     current = len(verdicts) - len(stale) - len(unrecorded)
-    print(f"{len(verdicts)} run files: {len(stale)} stale, {len(unrecorded)} without a code "
-          f"record (made before tvbo recorded the code a run executes), {current} current")
+    print(f"{len(verdicts)} run files and f*(t) tables: {len(stale)} stale, {len(unrecorded)} "
+          f"without a code record (made before tvbo recorded the code it executes), "
+          f"{current} current")
     groups: dict[tuple[str, str], list[list[str]]] = {}
     for path, changed in stale.items():
         folder = campaign_folder(path) or path.parent
-        groups.setdefault((str(folder), path.parent.name), []).append(changed)
-    for (folder, algorithm), changes in sorted(groups.items()):
+        kind = "f*(t) tables" if path.suffix == ".npz" else path.parent.name
+        groups.setdefault((str(folder), kind), []).append(changed)
+    for (folder, kind), changes in sorted(groups.items()):
         modules = sorted({m for changed in changes for m in changed})
         more = f" and {len(modules) - 4} more" if len(modules) > 4 else ""
         shown = ", ".join(modules[:4]) + more
-        print(f"  {folder}: {algorithm}, {len(changes)} stale (changed: {shown})")
+        print(f"  {folder}: {kind}, {len(changes)} stale (changed: {shown})")
     if not args.delete:
         if stale or (unrecorded and args.unrecorded):
             print("remove them with --delete; the next snakemake run rebuilds exactly those")
         return 0
     doomed = [*stale, *(unrecorded if args.unrecorded else [])]
-    folders = sorted({f for f in map(campaign_folder, doomed) if f is not None})
-    removed = 0
     for path in doomed:
         path.unlink(missing_ok=True)
-        removed += 1
-    built = []  # what the workflow built from those runs' code: the merge and the f*(t) tables
+    # the merge of each campaign that lost a file (a current f*(t) table stays: rebuilding it
+    # would make every run of its benchmark older than its input, and Snakemake rerun them all)
+    folders = sorted({f for f in map(campaign_folder, doomed) if f is not None})
     for folder in folders:
-        built += [folder / "campaign.nc", *sorted((folder / "oracles").glob("*.npz"))]
-    for path in built:
-        if path.is_file():
-            path.unlink()
-            print(f"  removed {path}")
-    print(f"removed {removed} run files; `snakemake` now rebuilds them, their campaign files and "
-          "the reports above them")
+        merged = folder / "campaign.nc"
+        if merged.is_file():
+            merged.unlink()
+            print(f"  removed {merged}")
+    print(f"removed {len(doomed)} files; `snakemake` now rebuilds them, the campaign files merged "
+          "from them and the reports above them")
     return 0
 
 
@@ -1100,17 +1100,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "stale", help="list (or delete) the run files a change of the code has made stale",
-        description="Compare the code each run file recorded (the sha256 of every tvbo module "
-        "the run had loaded) with the source as it is now, and list the runs whose code "
-        "changed. With --delete, remove them, and the campaign file and f*(t) tables of each "
-        "campaign that held one, so that the next `snakemake` rebuilds exactly what changed.")
+        description="Compare the code each run file and f*(t) table recorded (the sha256 of "
+        "every tvbo module loaded when it was made) with the source as it is now, and list "
+        "those whose code changed. With --delete, remove them and the campaign file of each "
+        "campaign that lost one, so that the next `snakemake` rebuilds exactly what changed.")
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="run files, or folders searched for them (e.g. results/)")
+                   help="run files and f*(t) tables, or folders searched for them (results/)")
     p.add_argument("--delete", action="store_true",
-                   help="remove the stale run files and what the workflow built from them")
+                   help="remove the stale files and the campaign files merged from them")
     p.add_argument("--unrecorded", action="store_true",
-                   help="treat run files without a code record (made before tvbo recorded it) "
-                   "as stale too")
+                   help="treat files without a code record (made before tvbo recorded it) as "
+                   "stale too")
     p.set_defaults(func=cmd_stale)
 
     p = sub.add_parser("merge", help="merge run files into a campaign file")

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import netCDF4
+import numpy as np
 import pytest
 
 from tvbo import cli
@@ -84,7 +85,41 @@ def test_changed_and_vanished_modules_make_a_run_stale(bolt_run: Path, tmp_path:
         copy: ["tvbo.algorithms.bolt.parts", "tvbo.algorithms.gone"]}
 
 
-def test_stale_lists_and_deletes_only_what_changed(bolt_run: Path, tmp_path: Path,
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("table") / "hartmann3.npz"
+    made = subprocess.run([sys.executable, "-m", "tvbo", "oracle", "--benchmark", "hartmann3",
+                           "--horizon", "20", "--cost", "0.5", "--quiet", "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert made.returncode == 0, made.stderr
+    return out
+
+
+def _table_header(path: Path) -> dict:
+    with np.load(path) as npz:
+        return json.loads(str(npz["header"]))
+
+
+def _set_table_record(path: Path, record: dict[str, str]) -> None:
+    with np.load(path) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    header = json.loads(str(arrays["header"]))
+    header[CODE_ATTRIBUTE] = record
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez(path, **arrays)
+
+
+def test_an_oracle_table_records_the_code_that_built_it(table: Path) -> None:
+    record = _table_header(table)[CODE_ATTRIBUTE]
+    assert "tvbo.benchmarks.oracle" in record and "tvbo.benchmarks.synthetic" in record
+    papers = {p.name for p in (REPO / "tvbo" / "algorithms").iterdir() if p.is_dir()}
+    # no paper's algorithm package: no algorithm builds it
+    assert not [m for m in record if m.split(".")[:2] == ["tvbo", "algorithms"]
+                and len(m.split(".")) > 2 and m.split(".")[2] in papers]
+    assert code_record.check_runs([table]) == {table: []}
+
+
+def test_stale_lists_and_deletes_only_what_changed(bolt_run: Path, table: Path, tmp_path: Path,
                                                    capsys) -> None:
     results = tmp_path / "results"
     made = {}
@@ -94,7 +129,7 @@ def test_stale_lists_and_deletes_only_what_changed(bolt_run: Path, tmp_path: Pat
         run.write_bytes(bolt_run.read_bytes())
         (results / campaign / "campaign.nc").write_text("merged")
         (results / campaign / "oracles").mkdir()
-        (results / campaign / "oracles" / "hartmann3.npz").write_text("table")
+        (results / campaign / "oracles" / "hartmann3.npz").write_bytes(table.read_bytes())
         made[campaign] = run
     old = made["a"].with_name("seed1_speed1.0.nc")  # a run made before runs recorded their code
     old.write_bytes(bolt_run.read_bytes())
@@ -103,17 +138,22 @@ def test_stale_lists_and_deletes_only_what_changed(bolt_run: Path, tmp_path: Pat
     record = _record(made["a"])
     record["tvbo.gp.exact"] = "0" * 16
     _set_record(made["a"], record)
+    stale_table = results / "a" / "oracles" / "hartmann3.npz"
+    _set_table_record(stale_table, {**_table_header(table)[CODE_ATTRIBUTE],
+                                    "tvbo.benchmarks.oracle": "0" * 16})
 
     assert cli.main(["stale", str(results)]) == 0
     out = capsys.readouterr().out
-    assert "3 run files: 1 stale, 1 without a code record" in out and "1 current" in out
+    assert "5 run files and f*(t) tables: 2 stale, 1 without a code record" in out
+    assert "2 current" in out
     assert "bolt-paper, 1 stale (changed: tvbo.gp.exact)" in out
-    assert made["a"].is_file()  # listing deletes nothing
+    assert "f*(t) tables, 1 stale (changed: tvbo.benchmarks.oracle)" in out
+    assert made["a"].is_file() and stale_table.is_file()  # listing deletes nothing
 
     assert cli.main(["stale", str(results), "--delete"]) == 0
-    assert not made["a"].exists() and old.is_file() and made["b"].is_file()
+    assert not made["a"].exists() and not stale_table.exists()
     assert not (results / "a" / "campaign.nc").exists()
-    assert not (results / "a" / "oracles" / "hartmann3.npz").exists()
+    assert old.is_file() and made["b"].is_file()
     assert (results / "b" / "campaign.nc").is_file()
     assert (results / "b" / "oracles" / "hartmann3.npz").is_file()
 

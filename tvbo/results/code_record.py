@@ -6,9 +6,10 @@ a regenerated report could silently mix runs of two versions of the code; and th
 safe was to rebuild everything (the whole reproduction: hours) after a one-line change to one
 algorithm. A run file therefore records the code it ran (``code_sha256``,
 :data:`tvbo.results.schema.CODE_ATTRIBUTE`), and ``tvbo stale`` compares that record with the
-source as it is now: a run is stale when a module it loaded has changed or is gone. Deleting the
-stale files (``tvbo stale --delete``) makes the next ``snakemake`` rebuild exactly those runs,
-and the merges and reports above them.
+source as it is now: a run is stale when a module it loaded has changed or is gone. An f*(t)
+table records the code that built it the same way, in its header (``tvbo oracle``). Deleting
+the stale files (``tvbo stale --delete``) makes the next ``snakemake`` rebuild exactly those
+runs and tables, and the merges and reports above them.
 
 What is recorded: the sha256 (first :data:`DIGEST_CHARS` hex digits) of the source file of every
 module loaded in the process when the run ended whose top-level package is tvbo or the package
@@ -116,13 +117,15 @@ _RUN_MARK = "config_json"
 
 
 def run_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The files of ``paths``, and the ``*.nc`` files below each folder (campaign files excluded:
-    they hold no code record), sorted; FileNotFoundError names a path that does not exist."""
+    """The files of ``paths``, and the run files (``*.nc``; campaign files excluded: they hold no
+    code record) and f*(t) tables (``*.npz``) below each folder, sorted; FileNotFoundError names
+    a path that does not exist."""
     out: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             out.update(p for p in path.rglob("*.nc") if p.name != "campaign.nc")
+            out.update(path.rglob("*.npz"))
         elif path.is_file():
             out.add(path)
         else:
@@ -131,9 +134,10 @@ def run_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def check_runs(paths: Iterable[str | Path]) -> dict[Path, list[str] | None]:
-    """``{run file: changed modules}`` for every run file of ``paths`` (:func:`run_files`): an
-    empty list for a current run, None for a run made before tvbo recorded its code. netCDF
-    files that are not run files are left out. Reads the attributes only."""
+    """``{file: changed modules}`` for every run file and f*(t) table of ``paths``
+    (:func:`run_files`): an empty list for a current one, None for one made before tvbo
+    recorded its code. Other netCDF and npz files are left out. Reads the attributes and the
+    tables' headers only."""
     import netCDF4  # lazy: `tvbo --help` loads no netCDF4 (tests/test_startup.py)
 
     from tvbo.results.schema import CODE_ATTRIBUTE
@@ -141,6 +145,11 @@ def check_runs(paths: Iterable[str | Path]) -> dict[Path, list[str] | None]:
     files: dict[str, Path | None] = {}
     out: dict[Path, list[str] | None] = {}
     for path in run_files(paths):
+        if path.suffix == ".npz":  # an f*(t) table (tvbo.benchmarks.oracle_table)
+            record = _table_record(path)
+            if record is not False:
+                out[path] = None if record is None else changed_modules(record, files)
+            continue
         with netCDF4.Dataset(path) as ds:
             names = ds.ncattrs()
             if _RUN_MARK not in names:
@@ -155,6 +164,25 @@ def check_runs(paths: Iterable[str | Path]) -> dict[Path, list[str] | None]:
             raise ValueError(f"{path}: {err}") from None
         out[path] = changed_modules(record, files)
     return out
+
+
+def _table_record(path: Path) -> dict[str, str] | None | bool:
+    """The code record in an f*(t) table's header: None when the table has none (built before
+    tables recorded it), False when the file is not an f*(t) table."""
+    import numpy as np  # lazy: `tvbo --help` loads no numpy (tests/test_startup.py)
+
+    from tvbo.results.schema import CODE_ATTRIBUTE
+
+    with np.load(path, allow_pickle=False) as npz:
+        if "header" not in npz.files or "f_star" not in npz.files:
+            return False
+        header = json.loads(str(npz["header"]))
+    record = header.get(CODE_ATTRIBUTE) if isinstance(header, dict) else None
+    if record is None:
+        return None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: not a code record (JSON {{module: digest}})")
+    return record
 
 
 def campaign_folder(run: Path) -> Path | None:
