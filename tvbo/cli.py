@@ -597,7 +597,7 @@ def cmd_stale(args: argparse.Namespace) -> int:
         print(f"  {folder}: {kind}, {len(changes)} stale (changed: {shown})")
     if not args.delete:
         if stale or (unrecorded and args.unrecorded):
-            print("remove them with --delete; the next snakemake run rebuilds exactly those")
+            print("remove them with --delete, then rebuild them with snakemake (it says how)")
         return 0
     doomed = [*stale, *(unrecorded if args.unrecorded else [])]
     for path in doomed:
@@ -610,8 +610,11 @@ def cmd_stale(args: argparse.Namespace) -> int:
         if merged.is_file():
             merged.unlink()
             print(f"  removed {merged}")
-    print(f"removed {len(doomed)} files; `snakemake` now rebuilds them, the campaign files merged "
-          "from them and the reports above them")
+    # Snakemake does not rerun a job whose outputs exist because an input went missing (the
+    # tables of a campaign whose runs were removed), so the merges are forced: a merge then
+    # asks for its missing runs, and everything downstream of it is rebuilt
+    print(f"removed {len(doomed)} files; rebuild them and what depends on them with "
+          "`snakemake --cores N --forcerun merge_runs reproduction_campaign [TARGET]`")
     return 0
 
 
