@@ -611,10 +611,11 @@ def cmd_stale(args: argparse.Namespace) -> int:
             merged.unlink()
             print(f"  removed {merged}")
     # Snakemake does not rerun a job whose outputs exist because an input went missing (the
-    # tables of a campaign whose runs were removed), so the merges are forced: a merge then
-    # asks for its missing runs, and everything downstream of it is rebuilt
+    # tables of a campaign whose runs were removed), so the last rule is forced: it asks for the
+    # missing campaign files, whose merges ask for the missing runs and tables
     print(f"removed {len(doomed)} files; rebuild them and what depends on them with "
-          "`snakemake --cores N --forcerun merge_runs reproduction_campaign [TARGET]`")
+          "`snakemake --cores N --forcerun merge_runs` (a campaign) or "
+          "`snakemake --cores N --forcerun reproduction reproduction` (the reproduction report)")
     return 0
 
 
