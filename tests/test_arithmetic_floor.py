@@ -3,7 +3,6 @@ independently (xarray, not the script's netCDF4 loop), on a real small run."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -12,15 +11,12 @@ import numpy as np
 import pytest
 import xarray as xr
 
-SCRIPT = Path(__file__).parents[1] / "benchmarks" / "arithmetic_floor.py"
+from tests.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def floor():
-    spec = importlib.util.spec_from_file_location("arithmetic_floor", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/arithmetic_floor.py")
 
 
 @pytest.fixture(scope="module")

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from tests.fake_runs import make_run
+from tests.scripts import load_script
 from tvbo.results.io import write_run
-
-SCRIPT = Path(__file__).parents[1] / "scripts" / "compare_runs.py"
 
 
 @pytest.fixture(scope="module")
 def compare_runs():
-    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/compare_runs.py")
 
 
 def _campaign(directory: Path, runs: dict[str, object]) -> Path:
