@@ -32,7 +32,7 @@ from tvbo.benchmarks.oracle_table import (
     write_oracle_table,
 )
 from tvbo.blas_kernel import pinned_kernel, unpinned_message
-from tvbo.results.code_record import loaded_code
+from tvbo.results.code_record import code_of
 from tvbo.results.schema import CODE_ATTRIBUTE, RUN_KEYS
 from tvbo.runspec import RUN_SPEC, CheckedRun, check_run_options
 from tvbo.sim.compute import make_compute_model
@@ -88,7 +88,7 @@ def write_oracle(
     table = build_oracle_table(bench)
     # the code that built it, as a run records its own (informational, never checked on load;
     # `tvbo stale` compares it with the source)
-    table.header[CODE_ATTRIBUTE] = loaded_code({"tvbo", type(bench).__module__.partition(".")[0]})
+    table.header[CODE_ATTRIBUTE] = code_of(bench)
     return write_oracle_table(table, out)
 
 
@@ -307,8 +307,7 @@ def simulate_checked(run: CheckedRun, *, progress: Callable[[float, float, int],
     )
     # the code the run executed: tvbo's modules and those of a plugin's own package, as loaded
     # now (tvbo.results.code_record; `tvbo stale` compares it with the source later)
-    packages = {"tvbo", *(type(obj).__module__.partition(".")[0] for obj in (algo, bench))}
-    ds.attrs[CODE_ATTRIBUTE] = json.dumps(loaded_code(packages), separators=(",", ":"))
+    ds.attrs[CODE_ATTRIBUTE] = json.dumps(code_of(algo, bench), separators=(",", ":"))
     label = parallel_label(algo.name, options.evaluators, options.overlap)
     keys = {"benchmark": [bench.name], "algorithm": [label], "seed": [int(seed)],
             "speed": [float(model.speed)]}

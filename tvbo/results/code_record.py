@@ -35,8 +35,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["DIGEST_CHARS", "campaign_folder", "changed_modules", "check_runs", "file_digest",
-           "loaded_code", "parse", "run_files", "source_file"]
+__all__ = ["DIGEST_CHARS", "campaign_folder", "changed_modules", "check_runs", "code_of",
+           "file_digest", "loaded_code", "parse", "run_files", "source_file"]
 
 #: hex digits of a module file's sha256 kept in the record (64 bits: no accidental collision)
 DIGEST_CHARS = 16
@@ -55,6 +55,13 @@ def file_digest(path: str | Path) -> str:
     return _digests[key]
 
 
+def code_of(*objects: object) -> dict[str, str]:
+    """The record of what made ``objects`` (a run's algorithm and benchmark, a table's
+    benchmark): :func:`loaded_code` of tvbo and of each object's own top-level package (a
+    plugin's)."""
+    return loaded_code({"tvbo", *(type(obj).__module__.partition(".")[0] for obj in objects)})
+
+
 def loaded_code(packages: Iterable[str]) -> dict[str, str]:
     """``{module: digest}`` of every loaded module (``sys.modules``) whose top-level package is
     one of ``packages`` and whose code is a Python source file, sorted by name."""
@@ -69,12 +76,15 @@ def loaded_code(packages: Iterable[str]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def parse(text: str) -> dict[str, str]:
-    """The record of a run file's attribute; ValueError when it is not ``{module: digest}``."""
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"not a code record (JSON {{module: digest}}): {err}") from None
+def parse(value: str | dict) -> dict[str, str]:
+    """A record as stored: a run file's attribute (JSON text) or a table header's field (the
+    decoded object); ValueError when it is not ``{module: digest}``."""
+    record = value
+    if isinstance(value, str):
+        try:
+            record = json.loads(value)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"not a code record (JSON {{module: digest}}): {err}") from None
     if not isinstance(record, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in record.items()):
         raise ValueError("not a code record (JSON {module: digest})")
@@ -180,9 +190,10 @@ def _table_record(path: Path) -> dict[str, str] | None | bool:
     record = header.get(CODE_ATTRIBUTE) if isinstance(header, dict) else None
     if record is None:
         return None
-    if not isinstance(record, dict):
-        raise ValueError(f"{path}: not a code record (JSON {{module: digest}})")
-    return record
+    try:
+        return parse(record)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
 
 
 def campaign_folder(run: Path) -> Path | None:
