@@ -357,3 +357,32 @@ def test_the_whole_reproduction_is_estimated_campaign_by_campaign() -> None:
     bad = subprocess.run([sys.executable, str(REPO / "scripts" / "estimate_reproduction.py"),
                           "--spec", "absent.yaml"], capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and "no such spec" in bad.stderr
+
+
+def test_estimate_reproduction_compares_with_a_measured_regeneration(tmp_path):
+    """--timing sets each campaign's measurement beside its estimate: ratios, totals over the
+    campaigns both have, the count within the tolerance, and the campaigns only one side has;
+    a timing file without wall_s/cpu_s is refused with its campaign named."""
+    from tests.scripts import load_script
+
+    script = load_script("scripts/estimate_reproduction.py")
+    rows = [("a", 10, 100.0, 200.0, 0), ("b", 10, 100.0, 200.0, 0), ("c", 5, 50.0, 90.0, 0)]
+    timing = tmp_path / "timing.yaml"
+    timing.write_text(yaml.safe_dump({"a": {"wall_s": 120.0, "cpu_s": 200.0},
+                                      "b": {"wall_s": 200.0, "cpu_s": 100.0},
+                                      "quickstart": {"wall_s": 1.0, "cpu_s": 1.0}}))
+    lines = script.compare(rows, script.read_timing(timing), 0.3)
+    a = lines[1].split()
+    assert a[0] == "a" and float(a[3]) == pytest.approx(1.2) and float(a[6]) == pytest.approx(1.0)
+    total = lines[3].split()
+    assert total[0] == "total" and float(total[2]) == 320.0 and float(total[5]) == 300.0
+    # a: wall 100 vs 120 within 30%; b: 100 vs 200 not; CPU a yes, b (200 vs 100) no
+    assert "wall 1 of 2 campaigns (total: no)" in lines[4]
+    assert "CPU 1 of 2 (total: no)" in lines[4]  # 400 predicted vs 300 measured
+    wide = script.compare(rows, script.read_timing(timing), 0.5)
+    assert "within 50% of the measurement: wall 2 of 2 campaigns (total: yes)" in wide[4]
+    assert "CPU 1 of 2 (total: yes)" in wide[4]
+    assert lines[5].endswith("left out): c") and lines[6].endswith("left out): quickstart")
+    timing.write_text(yaml.safe_dump({"a": {"wall_s": 1.0}}))
+    with pytest.raises(ValueError, match="campaign 'a' lacks wall_s or cpu_s"):
+        script.read_timing(timing)
