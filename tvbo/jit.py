@@ -8,11 +8,16 @@
 
 Unset, what a process pays decides: loading numba costs ~0.4 s of CPU per process (importing
 it, initialising its code generator, loading the cached machine code), which a whole compiled
-Adam fit repays after a few fits, but a compiled LML evaluation saves only ~25 us (n = 30), so
-a process whose fits are all L-BFGS-B would pay more than it saves (``bolt_paper`` slice, 2-run
-jobs: +0.4-0.9 s CPU each). So the Adam fits load numba, and an L-BFGS-B fit's LML runs compiled
-when numba is already loaded in the process (after an Adam fit, or with ``TVBO_JIT=1``, which
-compiles every fit). Same bits whichever form runs.
+Adam fit repays after a few fits, but a compiled LML evaluation saves only ~20-45 us (n = 10 to
+120), so a process with a few L-BFGS-B fits would pay more than it saves (``bolt_paper`` slice,
+2-run jobs: +0.4-0.9 s CPU each). So the Adam fits load numba at once, and an L-BFGS-B fit's LML
+runs compiled when numba is already loaded in the process (after an Adam fit, or with
+``TVBO_JIT=1``, which compiles every fit) or once the process has evaluated the plain LML
+:data:`LOAD_AFTER` times at n <= :data:`MAX_N`: the break-even rule of renting skis until the
+rent paid equals the price (the process has then lost about what loading costs, ~0.4 s at
+~25 us an evaluation, and from there on saves), so no process pays more than twice the best
+choice made in hindsight, and one with many fits (a job of ten R-GP-UCB runs: ~140,000
+evaluations) gets nearly all the saving. Same bits whichever form runs.
 
 Both forms give the same floats, bit for bit: the compiled code performs the plain code's
 floating-point operations in the same order and calls the same numpy loops, BLAS and LAPACK
@@ -31,10 +36,20 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-__all__ = ["ENV", "JitConfigError", "enabled", "numba_module", "requested", "reset", "setting"]
+__all__ = ["ENV", "LOAD_AFTER", "MAX_N", "JitConfigError", "enabled", "numba_module", "requested",
+           "reset", "setting"]
 
 #: the environment variable that selects the compiled (1) or plain (0) forms
 ENV = "TVBO_JIT"
+
+#: largest n the compiled forms take (tvbo.gp.compiled): past it the O(n^3) arithmetic dwarfs
+#: the interpreter's overhead (the plain form's buffers already make large n fast) and numpy's
+#: summation recurses (blocks of 128), which the compiled replica would have to follow
+MAX_N = 128
+
+#: plain LML evaluations at n <= MAX_N after which an L-BFGS-B fit loads numba, with TVBO_JIT
+#: unset (module docstring): ~0.4 s of loading over ~25 us saved per evaluation
+LOAD_AFTER = 16_000
 
 _state: dict[str, object] = {}
 

@@ -9,7 +9,11 @@ side effects bit for bit. The switch itself (``TVBO_JIT``) is tested at the end.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -203,3 +207,52 @@ def test_switch_reads_tvbo_jit_once(jit_switch):
     jit_switch("yes")
     with pytest.raises(jit.JitConfigError, match=r"TVBO_JIT must be 0 .* got 'yes'"):
         jit.enabled()
+
+
+_BREAK_EVEN = """
+import json, sys
+import numpy as np
+from tvbo import jit
+from tvbo.gp import lml
+from tvbo.gp.exact import ExactGP
+from tvbo.gp.fit import fit_hyperparameters
+from tvbo.gp.kernels import Hyperparameters, SeparableKernel
+jit.LOAD_AFTER = int(sys.argv[1])
+rng = np.random.default_rng(3)
+X, T, y = rng.random((12, 2)), np.sort(rng.random(12) * 600.0), rng.standard_normal(12)
+gp = ExactGP(SeparableKernel(), Hyperparameters(1.0, 0.3, 50.0, 0.01))
+gp.set_data(X, T, y)
+fits = []
+for i in range(6):
+    gp.set_hyperparameters(Hyperparameters(1.0, 0.3 + 0.05 * i, 50.0, 0.01))
+    result = fit_hyperparameters(gp)
+    bits = np.array([result.lml, *gp.hyperparameters.as_dict().values()]).tobytes().hex()
+    fits.append({"loaded": "tvbo.gp.compiled" in sys.modules, "plain": lml._PLAIN_SMALL[0],
+                 "bits": bits})
+print(json.dumps(fits))
+"""
+
+
+@pytest.mark.parametrize("setting", ["", "0"])
+def test_lbfgs_fits_load_numba_at_break_even(setting):
+    """With TVBO_JIT unset, a process whose fits are all L-BFGS-B runs them plain until it has
+    evaluated the plain LML jit.LOAD_AFTER times at small n, then loads numba and runs them
+    compiled, with the same bits as a process that never does (TVBO_JIT=0)."""
+    def fits(value: str, after: int) -> list[dict]:
+        env = {**os.environ, jit.ENV: value}
+        out = subprocess.run([sys.executable, "-c", _BREAK_EVEN, str(after)], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out)
+
+    reference = fits("0", 0)  # never compiled, whatever the count
+    assert not any(f["loaded"] for f in reference)
+    run = fits(setting, 60)
+    assert [f["bits"] for f in run] == [f["bits"] for f in reference]
+    loaded = [f["loaded"] for f in run]
+    if setting == "0":
+        assert not any(loaded)
+        return
+    first = loaded.index(True)  # the first fit that starts with the count past the threshold
+    assert not any(loaded[:first]) and all(loaded[first:])
+    assert 2 <= first < len(run) and run[first - 1]["plain"] >= 60 > run[first - 2]["plain"]
+    assert run[-1]["plain"] == run[first - 1]["plain"]  # compiled from there on

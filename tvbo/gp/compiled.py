@@ -50,6 +50,7 @@ import os
 import numpy as np
 from numba import njit, types  # lazy: this module is imported only when tvbo.jit is on
 
+from tvbo import jit
 from tvbo.gp.kernels import RBF, Matern12, Matern32, Matern52
 from tvbo.gp.linalg import JITTER_CAP, JITTER_START, PIVOT_RTOL
 from tvbo.work import NullWorkCounter, WorkCounter
@@ -59,10 +60,8 @@ __all__ = [
     "lml_and_grad", "ready", "store_totals", "unavailable_reason", "workspace",
 ]
 
-#: largest n the compiled forms take: past it the O(n^3) arithmetic dwarfs the interpreter's
-#: overhead (the plain form's buffers already make large n fast) and numpy's summation
-#: recurses (blocks of 128), which the replica below would have to follow
-MAX_N = 128
+#: largest n the compiled forms take (declared in tvbo.jit, which decides without numba)
+MAX_N = jit.MAX_N
 
 #: correlation class -> code used by the compiled kernels
 _KIND = {Matern12: 0, Matern32: 1, Matern52: 2, RBF: 3}

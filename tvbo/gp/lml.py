@@ -373,6 +373,8 @@ class LMLObjective:
                 compiled.store_totals(self.work, totals)
                 return result
         n = self.n
+        if n <= jit.MAX_N:  # what the compiled form would have saved (tvbo.jit's break-even)
+            _PLAIN_SMALL[0] += 1
         work = self.work
         # one call / n^2 kernel entries / the Cholesky's flops, added in this order as three
         # add() calls would (the Cholesky's flops always precede any jitter escalation's)
@@ -455,16 +457,24 @@ class LMLObjective:
         return lml, grad
 
 
+#: plain LML evaluations at n <= tvbo.jit.MAX_N in this process (a one-element list: mutable
+#: without ``global``), counted for the break-even rule of :func:`compiled_applies`
+_PLAIN_SMALL = [0]
+
+
 def compiled_applies(objective: LMLObjective, *, load: bool = True) -> bool:
     """Whether ``objective`` evaluates in compiled form (:mod:`tvbo.gp.compiled`): the switch
     :mod:`tvbo.jit` is on, n is small and the kernel's correlations are built-in ones.
 
     ``load=False`` (an L-BFGS-B fit's objective): only when the compiled module is already
-    loaded in this process or ``TVBO_JIT=1``, since loading numba for it alone costs more
-    than it saves (:mod:`tvbo.jit`). ``TVBO_JIT=1`` where the compiled form cannot bind its
-    routines is an error naming why; with ``TVBO_JIT`` unset the plain form runs instead.
+    loaded in this process, ``TVBO_JIT=1``, or the process has evaluated the plain LML
+    :data:`tvbo.jit.LOAD_AFTER` times at small n, since loading numba for a few fits costs
+    more than it saves (:mod:`tvbo.jit`: the break-even rule). ``TVBO_JIT=1`` where the
+    compiled form cannot bind its routines is an error naming why; with ``TVBO_JIT`` unset the
+    plain form runs instead.
     """
-    if not load and not jit.requested() and "tvbo.gp.compiled" not in sys.modules:
+    if (not load and not jit.requested() and "tvbo.gp.compiled" not in sys.modules
+            and _PLAIN_SMALL[0] < jit.LOAD_AFTER):
         return False
     if not jit.enabled():
         return False
