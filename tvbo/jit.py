@@ -15,9 +15,10 @@ runs compiled when numba is already loaded in the process (after an Adam fit, or
 ``TVBO_JIT=1``, which compiles every fit) or once the process has evaluated the plain LML
 :data:`LOAD_AFTER` times at n <= :data:`MAX_N`: the break-even rule of renting skis until the
 rent paid equals the price (the process has then lost about what loading costs, ~0.4 s at
-~25 us an evaluation, and from there on saves), so no process pays more than twice the best
-choice made in hindsight, and one with many fits (a job of ten R-GP-UCB runs: ~140,000
-evaluations) gets nearly all the saving. Same bits whichever form runs.
+~25 us an evaluation, and from there on saves), so no process pays much more than twice the
+best choice made in hindsight (exactly twice if every evaluation saved 25 us), and one with
+many fits (a job of ten R-GP-UCB runs: ~140,000 evaluations) gets nearly all the saving. Same
+bits whichever form runs.
 
 Both forms give the same floats, bit for bit: the compiled code performs the plain code's
 floating-point operations in the same order and calls the same numpy loops, BLAS and LAPACK
