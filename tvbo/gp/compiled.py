@@ -359,6 +359,30 @@ def _potrf(n: int, A: np.ndarray, ints: np.ndarray) -> int:
 
 
 @njit(cache=True, error_model="numpy")
+def _potrs(n: int, A: np.ndarray, b: np.ndarray, ints: np.ndarray) -> None:
+    """dpotrs('L') with one right-hand side: ``b`` overwritten by Delta^{-1} b from the factor
+    in ``A`` (tvbo.gp.linalg.cho_solve, on a copy the caller made)."""
+    ints[0] = n
+    ints[1] = 1
+    ints[3] = 76  # 'L'
+    _dpotrs(ints[3:].ctypes.data, ints[0:].ctypes.data, ints[1:].ctypes.data, A.ctypes.data,
+            ints[0:].ctypes.data, b.ctypes.data, ints[0:].ctypes.data, ints[2:].ctypes.data)
+
+
+@njit(cache=True, error_model="numpy")
+def _potri(n: int, A: np.ndarray, ints: np.ndarray) -> int:
+    """dpotri('L') in place: the lower triangle of Delta^{-1} from the factor in ``A``
+    (tvbo.gp.linalg.cho_inverse). Returns info."""
+    ints[0] = n
+    ints[1] = n
+    ints[2] = 0
+    ints[3] = 76  # 'L'
+    _dpotri(ints[3:].ctypes.data, ints[0:].ctypes.data, A.ctypes.data, ints[1:].ctypes.data,
+            ints[2:].ctypes.data)
+    return ints[2]
+
+
+@njit(cache=True, error_model="numpy")
 def _pivots_ok(n: int, L: np.ndarray, scale: float) -> bool:
     """tvbo.gp.linalg.pivots_ok: min over the diagonal (NaN wins, as np.minimum), squared."""
     lo = L[0]
@@ -442,20 +466,11 @@ def _lml_and_grad(Ds: np.ndarray, Dt: np.ndarray, kinds: np.ndarray, y: np.ndarr
     # alpha = dpotrs(L, y) on a copy of y
     for i in range(n):
         alpha[i] = y[i]
-    ints[0] = n
-    ints[1] = 1
-    ints[3] = 76
-    _dpotrs(ints[3:].ctypes.data, ints[0:].ctypes.data, ints[1:].ctypes.data, A.ctypes.data,
-            ints[0:].ctypes.data, alpha.ctypes.data, ints[0:].ctypes.data, ints[2:].ctypes.data)
+    _potrs(n, A, alpha, ints)
     # log det: np.log of the strided diagonal into a fresh vector, then its sum
     _unary(1, A.ctypes.data, 8 * (n + 1), logs.ctypes.data, n, call, data)
     log_det = add_reduce(logs, 0, n, 1)
-    ints[0] = n
-    ints[1] = n
-    ints[2] = 0
-    _dpotri(ints[3:].ctypes.data, ints[0:].ctypes.data, A.ctypes.data, ints[1:].ctypes.data,
-            ints[2:].ctypes.data)
-    if ints[2] != 0:
+    if _potri(n, A, ints) != 0:
         out[0] = 2.0  # failed after alpha was computed
         out[1] = -np.inf
         out[2] = events
