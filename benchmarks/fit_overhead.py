@@ -126,16 +126,19 @@ def lbfgs_driver(repeats: int) -> None:
     lbfgsb.LEAN = lbfgsb.FALLBACK_REASON is None
     _switch(True)
     compiled = time_fit("lbfgs", 30, repeats)
-    os.environ.pop(jit.ENV, None)
-    jit.reset()
+    _switch(None)
     print(f"fit lbfgs n=30: minimize {1e3 * times[False]:6.2f} ms, lean driver "
           f"{1e3 * times[True]:6.2f} ms ({100 * (1 - times[True] / times[False]):4.1f}% less); "
           f"lean driver, compiled objective {1e3 * compiled:6.2f} ms "
           f"({100 * (1 - compiled / times[False]):4.1f}% less than minimize)")
 
 
-def _switch(on: bool) -> None:
-    os.environ[jit.ENV] = "1" if on else "0"
+def _switch(on: bool | None) -> None:
+    """TVBO_JIT on (1) or off (0), or unset again (None: the default), read afresh."""
+    if on is None:
+        os.environ.pop(jit.ENV, None)
+    else:
+        os.environ[jit.ENV] = "1" if on else "0"
     jit.reset()
 
 
@@ -160,7 +163,8 @@ def lapack_floor(n: int, repeats: int, calls: int = 2000) -> float:
     if not compiled.ready():
         raise SystemExit(f"--jit: the compiled forms cannot run here: "
                          f"{compiled.unavailable_reason()}")
-    potrf, dpotrs, dpotri = compiled._potrf, compiled._dpotrs, compiled._dpotri
+    # the compiled fit's own LAPACK calls (its calling convention, written once there)
+    potrf, potrs, potri = compiled._potrf, compiled._potrs, compiled._potri
 
     @njit
     def evaluations(A0: np.ndarray, A: np.ndarray, y: np.ndarray, alpha: np.ndarray,
@@ -171,15 +175,8 @@ def lapack_floor(n: int, repeats: int, calls: int = 2000) -> float:
             A[:] = A0
             potrf(n, A, ints)
             alpha[:] = y
-            ints[0] = n
-            ints[1] = 1
-            ints[3] = 76  # 'L'
-            dpotrs(ints[3:].ctypes.data, ints[0:].ctypes.data, ints[1:].ctypes.data,
-                   A.ctypes.data, ints[0:].ctypes.data, alpha.ctypes.data,
-                   ints[0:].ctypes.data, ints[2:].ctypes.data)
-            ints[1] = n
-            dpotri(ints[3:].ctypes.data, ints[0:].ctypes.data, A.ctypes.data,
-                   ints[1:].ctypes.data, ints[2:].ctypes.data)
+            potrs(n, A, alpha, ints)
+            potri(n, A, ints)
             total += A[0]
         return total
 
@@ -211,8 +208,7 @@ def compare_jit(repeats: int) -> None:
             print(f"fit {mode:14s} n={n:3d}: compiled {1e6 * fast:9.1f} us, plain "
                   f"{1e6 * plain:9.1f} us ({plain / fast:5.1f}x); LAPACK floor "
                   f"{1e6 * floor:8.1f} us ({evals} evaluations)")
-    os.environ.pop(jit.ENV, None)
-    jit.reset()
+    _switch(None)
     code = ("import time; t0 = time.perf_counter(); import tvbo; "
             "from benchmarks.fit_overhead import _gp; "
             "from tvbo.gp.fit import fit_hyperparameters; gp = _gp(30); "
