@@ -342,13 +342,19 @@ def _correlation(kind: int, r: np.ndarray, value: np.ndarray, deriv: np.ndarray,
 
 # -- LAPACK, as scipy's wrappers call it -----------------------------------------------------------
 @njit(cache=True, error_model="numpy")
-def _potrf(n: int, A: np.ndarray, ints: np.ndarray) -> int:
-    """dpotrf('L') of the column-major ``A`` in place, then f2py's ``clean``: the strict upper
-    triangle zeroed (tvbo.gp.linalg.cho_factor). Returns info."""
+def _square_args(n: int, ints: np.ndarray) -> None:
+    """``ints`` = (n, lda = n, info = 0, uplo = 'L'): the integer arguments of dpotrf/dpotri."""
     ints[0] = n
     ints[1] = n
     ints[2] = 0
     ints[3] = 76  # 'L'
+
+
+@njit(cache=True, error_model="numpy")
+def _potrf(n: int, A: np.ndarray, ints: np.ndarray) -> int:
+    """dpotrf('L') of the column-major ``A`` in place, then f2py's ``clean``: the strict upper
+    triangle zeroed (tvbo.gp.linalg.cho_factor). Returns info."""
+    _square_args(n, ints)
     _dpotrf(ints[3:].ctypes.data, ints[0:].ctypes.data, A.ctypes.data, ints[1:].ctypes.data,
             ints[2:].ctypes.data)
     info = ints[2]
@@ -373,10 +379,7 @@ def _potrs(n: int, A: np.ndarray, b: np.ndarray, ints: np.ndarray) -> None:
 def _potri(n: int, A: np.ndarray, ints: np.ndarray) -> int:
     """dpotri('L') in place: the lower triangle of Delta^{-1} from the factor in ``A``
     (tvbo.gp.linalg.cho_inverse). Returns info."""
-    ints[0] = n
-    ints[1] = n
-    ints[2] = 0
-    ints[3] = 76  # 'L'
+    _square_args(n, ints)
     _dpotri(ints[3:].ctypes.data, ints[0:].ctypes.data, A.ctypes.data, ints[1:].ctypes.data,
             ints[2:].ctypes.data)
     return ints[2]
